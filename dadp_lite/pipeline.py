@@ -251,7 +251,8 @@ def execute_chapter(
     source = convert_chapter(root, slug, workdir / ".source" / f"{slug}.ipynb")
     output = output or workdir / f"{slug}.ipynb"
     os.environ.setdefault("TQDM_DISABLE", "1")
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    # Kernels must draw inline (an inherited MPLBACKEND=Agg would silently drop figures).
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     start = time.perf_counter()
     error = None
     try:

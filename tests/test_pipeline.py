@@ -1,0 +1,118 @@
+"""dadp_lite.pipeline: chapter discovery, parameter validation, failure reporting."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dadp_lite import pipeline
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHAPTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A tiny chapter
+
+```{{code-cell}} ipython3
+:tags: [parameters]
+
+REPS = 3
+NAMES = ["a", "b"]
+```
+
+```{{code-cell}} ipython3
+total = REPS * len(NAMES)
+```
+
+```{{code-cell}} ipython3
+assert total < {limit}, f"total {{total}} too large"
+```
+"""
+
+
+def make_book(tmp_path: Path, limit: int) -> Path:
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "book").mkdir()
+    (tmp_path / "_config.yml").write_text("title: t\n")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/intro\nchapters:\n  - file: notebooks/99-tiny\n"
+    )
+    (tmp_path / "notebooks" / "99-tiny.md").write_text(CHAPTER.format(limit=limit))
+    (tmp_path / "profiles" / "quick.yml").write_text("chapters:\n  99-tiny:\n    REPS: 4\n")
+    return tmp_path
+
+
+def test_chapters_are_listed_in_toc_order():
+    chapters = pipeline.list_chapters(ROOT)
+    assert chapters[0] == "01-setting-and-data"
+    assert all((ROOT / "notebooks" / f"{slug}.md").is_file() for slug in chapters)
+
+
+def test_chapter_parameters_are_read_from_the_parameters_cell(tmp_path):
+    root = make_book(tmp_path, limit=100)
+    params = {p.name: p.default for p in pipeline.chapter_parameters(root, "99-tiny")}
+    assert params == {"REPS": 3, "NAMES": ["a", "b"]}
+
+
+def test_chapter_names_resolve_by_prefix_and_unknown_ones_are_listed():
+    assert pipeline.resolve_chapter(ROOT, "01") == "01-setting-and-data"
+    with pytest.raises(pipeline.BuildError, match="01-setting-and-data"):
+        pipeline.resolve_chapter(ROOT, "no-such-chapter")
+
+
+def test_unknown_parameter_is_refused_with_the_list_of_parameters(tmp_path):
+    root = make_book(tmp_path, limit=100)
+    with pytest.raises(pipeline.BuildError, match="REPS=3"):
+        pipeline.validate_parameters(root, "99-tiny", {"EPSILON": 1.0})
+
+
+def test_wrongly_typed_parameter_is_refused(tmp_path):
+    root = make_book(tmp_path, limit=100)
+    with pytest.raises(pipeline.BuildError, match="REPS"):
+        pipeline.validate_parameters(root, "99-tiny", {"REPS": "many"})
+    with pytest.raises(pipeline.BuildError, match="NAMES"):
+        pipeline.validate_parameters(root, "99-tiny", {"NAMES": [1, 2]})
+
+
+def test_unknown_profile_is_refused(tmp_path):
+    root = make_book(tmp_path, limit=100)
+    with pytest.raises(pipeline.BuildError, match="profile"):
+        pipeline.load_profile(root, "fast")
+
+
+def test_profile_parameters_reach_the_notebook(tmp_path):
+    root = make_book(tmp_path, limit=100)
+    [result] = pipeline.execute_chapters(root, ["99-tiny"], "quick", tmp_path / "out", jobs=1)
+    assert result.error is None
+    assert result.parameters == {"REPS": 4}
+    assert "REPS = 4" in result.output.read_text()
+
+
+def test_a_failing_cell_names_the_notebook_and_the_cell(tmp_path):
+    root = make_book(tmp_path, limit=5)
+    [result] = pipeline.execute_chapters(root, ["99-tiny"], "quick", tmp_path / "out", jobs=1)
+    assert result.error is not None
+    assert "notebooks/99-tiny.md" in result.error
+    assert "cell" in result.error and "AssertionError" in result.error
+    assert "total 8 too large" in result.error
+
+
+def test_build_raises_when_a_chapter_fails_and_nothing_is_written_beside_sources(tmp_path):
+    root = make_book(tmp_path, limit=5)
+    before = sorted(p.name for p in (root / "notebooks").iterdir())
+    with pytest.raises(pipeline.BuildError, match="99-tiny"):
+        pipeline.build_book(root, "quick", build_dir=tmp_path / "_build", jobs=1)
+    assert sorted(p.name for p in (root / "notebooks").iterdir()) == before
+    shutil.rmtree(tmp_path / "_build")

@@ -1,13 +1,15 @@
 # Two entry points, each doing its own set-up in ./.venv:
 #   make book   -> executes every chapter (profile full by default) and renders _build/html
-#   make test   -> unit tests + quick-profile execution of every chapter + HTML checks
+#   make test   -> unit tests + quick-profile execution of every chapter + HTML checks, the
+#                  HTML also in headless Chromium (Debian's `chromium`; installed here with
+#                  apt-get when running as root, otherwise the browser test is skipped)
 PYTHON ?= python3
 VENV ?= .venv
 PROFILE ?= full
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test lint bench clean
+.PHONY: book test lint bench browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +20,19 @@ $(STAMP): pyproject.toml
 book: $(STAMP)
 	$(BIN)/dadp-book build --profile $(PROFILE)
 
-test: $(STAMP)
+# Headless Chromium for tests/test_browser.py (never a browser download: Debian's package).
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver >/dev/null; \
+	else \
+		echo "chromium not found: tests/test_browser.py will be skipped" \
+			"(install it with: sudo apt-get install chromium)"; \
+	fi
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

@@ -15,13 +15,18 @@ Nothing is written next to the sources.
 from __future__ import annotations
 
 import ast
+import fnmatch
+import io
 import json
+import math
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import time
+import tokenize
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -31,17 +36,23 @@ from pathlib import Path
 import yaml
 
 __all__ = [
+    "RANGE_CONVENTIONS",
     "BuildError",
     "ChapterResult",
     "Parameter",
+    "ValueRange",
     "book_root",
     "build_book",
     "chapter_parameters",
+    "coerce_parameters",
     "convert_chapter",
+    "describe_parameters",
     "execute_chapter",
     "list_chapters",
     "load_profile",
+    "parse_assignments",
     "resolve_chapter",
+    "resolve_chapter_links",
     "validate_parameters",
 ]
 
@@ -65,12 +76,155 @@ class BuildError(RuntimeError):
 
 
 @dataclass(frozen=True)
+class ValueRange:
+    """Allowed values of a parameter (each element, for list-valued parameters).
+
+    ``low``/``high`` bound numbers (``None`` = unbounded; ``*_open`` excludes the bound),
+    ``integer`` requires whole numbers, ``choices`` lists the allowed values.
+    """
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    integer: bool = False
+    choices: tuple | None = None
+
+    def describe(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(map(str, self.choices))
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        left = "(" if self.low is None or self.low_open else "["
+        right = ")" if self.high is None or self.high_open else "]"
+        kind = "integer in " if self.integer else ""
+        return f"{kind}{left}{low}, {high}{right}"
+
+    def violation(self, value: object) -> str | None:
+        """``None`` if ``value`` (or every element of a list) is allowed, else the reason."""
+        if isinstance(value, list | tuple):
+            for element in value:
+                reason = self.violation(element)
+                if reason:
+                    return reason
+            return None
+        if self.choices is not None:
+            return None if value in self.choices else f"{value!r} is not {self.describe()}"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{value!r} is not a number"
+        if math.isnan(value) or (self.integer and (math.isinf(value) or value != int(value))):
+            return f"{value!r} is outside {self.describe()}"
+        too_low = self.low is not None and (
+            value <= self.low if self.low_open else value < self.low
+        )
+        too_high = self.high is not None and (
+            value >= self.high if self.high_open else value > self.high
+        )
+        if too_low or too_high:
+            return f"{value!r} is outside {self.describe()}"
+        return None
+
+
+#: Ranges implied by parameter names (fnmatch patterns on the UPPER_CASE name, first match
+#: wins). A convention applies only when the chapter's own default satisfies it. A trailing
+#: ``# range: [lo, hi)`` (``integer`` may follow) or ``# choices: a, b`` comment on the
+#: parameter's line in the chapter's ``parameters`` cell overrides the conventions.
+RANGE_CONVENTIONS: tuple[tuple[str, ValueRange], ...] = (
+    ("EPS*", ValueRange(low=0, low_open=True)),
+    ("DELTA*", ValueRange(low=0, high=1, high_open=True)),
+    ("BETA*", ValueRange(low=0, high=1, low_open=True)),
+    ("*PROB*", ValueRange(low=0, high=1)),
+    ("REPS*", ValueRange(low=1, integer=True)),
+    ("*_REPS", ValueRange(low=1, integer=True)),
+    ("SEED*", ValueRange(low=0, integer=True)),
+    ("K", ValueRange(low=1, integer=True)),
+    ("KS", ValueRange(low=1, integer=True)),
+    ("K_*", ValueRange(low=1, integer=True)),
+)
+
+
+def _dataset_range() -> ValueRange | None:
+    try:
+        from dadp_lite.data import DATASETS
+    except ImportError:  # pragma: no cover - the package always ships data.py
+        return None
+    return ValueRange(choices=tuple(DATASETS))
+
+
+def _convention_range(name: str, default: object) -> ValueRange | None:
+    allowed = None
+    if fnmatch.fnmatchcase(name, "DATASET*"):
+        allowed = _dataset_range()
+    else:
+        for pattern, candidate in RANGE_CONVENTIONS:
+            if fnmatch.fnmatchcase(name, pattern):
+                allowed = candidate
+                break
+    if allowed is None or default is None or allowed.violation(default) is not None:
+        return None
+    return allowed
+
+
+_RANGE_COMMENT = re.compile(
+    r"range:\s*([\[(])\s*([^,\s]*)\s*,\s*([^\])\s]*)\s*([\])])\s*(integer|int)?"
+)
+_CHOICES_COMMENT = re.compile(r"choices:\s*(.+)$")
+
+
+def _bound(text: str) -> float | None:
+    if text.lower().lstrip("+-") in ("", "inf", "infinity"):
+        return None
+    try:
+        return float(text)
+    except ValueError as error:
+        raise BuildError(f"bad bound {text!r} in a '# range:' comment") from error
+
+
+def _comment_range(comment: str) -> ValueRange | None:
+    """Parse ``# range: (0, 1]`` (optionally followed by ``integer``) or ``# choices: a, b``."""
+    match = _RANGE_COMMENT.search(comment)
+    if match:
+        left, low, high, right, integer = match.groups()
+        return ValueRange(
+            low=_bound(low),
+            high=_bound(high),
+            low_open=left == "(",
+            high_open=right == ")",
+            integer=bool(integer),
+        )
+    match = _CHOICES_COMMENT.search(comment)
+    if match:
+        items = [yaml.safe_load(item.strip()) for item in match.group(1).split(",")]
+        return ValueRange(choices=tuple(item for item in items if item is not None))
+    return None
+
+
+def _comments_by_line(source: str) -> dict[int, str]:
+    comments: dict[int, str] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                comments[token.start[0]] = token.string
+    except (tokenize.TokenError, IndentationError):
+        pass
+    return comments
+
+
+@dataclass(frozen=True)
 class Parameter:
     """One entry of a chapter's ``parameters`` cell."""
 
     name: str
     default: object
     source: str
+    allowed: ValueRange | None = None
+
+    def describe(self) -> str:
+        text = f"{self.name}={self.source}"
+        if self.allowed is not None:
+            each = "each " if isinstance(self.default, list | tuple) else ""
+            text += f"  ({each}{self.allowed.describe()})"
+        return text
 
 
 @dataclass
@@ -149,8 +303,10 @@ def chapter_parameters(root: Path, slug: str) -> list[Parameter]:
         raise BuildError(
             f"{slug}: expected exactly one cell tagged 'parameters', found {len(cells)}"
         )
+    source = cells[0].source
+    comments = _comments_by_line(source)
     params = []
-    for node in ast.parse(cells[0].source).body:
+    for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if isinstance(target, ast.Name):
@@ -158,8 +314,17 @@ def chapter_parameters(root: Path, slug: str) -> list[Parameter]:
                     default = ast.literal_eval(node.value)
                 except ValueError:
                     default = None
-                params.append(Parameter(target.id, default, ast.unparse(node.value)))
+                lines = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+                declared = [_comment_range(comments[i]) for i in lines if i in comments]
+                declared = [d for d in declared if d is not None]
+                allowed = declared[0] if declared else _convention_range(target.id, default)
+                params.append(Parameter(target.id, default, ast.unparse(node.value), allowed))
     return params
+
+
+def describe_parameters(params: Sequence[Parameter]) -> str:
+    """One line per parameter: name, default and allowed range."""
+    return "\n".join(f"  {p.describe()}" for p in params)
 
 
 def _type_ok(value: object, default: object) -> bool:
@@ -180,19 +345,68 @@ def _type_ok(value: object, default: object) -> bool:
     return isinstance(value, type(default))
 
 
+def coerce_parameters(params: Sequence[Parameter], values: Mapping[str, object]) -> dict:
+    """Wrap a scalar given for a list-valued parameter into a one-element list."""
+    declared = {p.name: p for p in params}
+    out = {}
+    for name, value in values.items():
+        default = declared[name].default if name in declared else None
+        if isinstance(default, list | tuple) and not isinstance(value, list | tuple):
+            value = [value]
+        out[name] = value
+    return out
+
+
+def parse_assignments(
+    params: Sequence[Parameter], pairs: Sequence[Sequence[str]]
+) -> dict[str, object]:
+    """``[(NAME, TEXT), ...]`` from the command line -> values parsed as YAML scalars/lists.
+
+    A parameter whose default is a string keeps the text as typed (so ``yes`` or ``2019``
+    stay strings).
+    """
+    declared = {p.name: p for p in params}
+    out: dict[str, object] = {}
+    for name, text in pairs:
+        if name in declared and isinstance(declared[name].default, str):
+            out[name] = text
+            continue
+        try:
+            out[name] = yaml.safe_load(text) if text.strip() else text
+        except yaml.YAMLError as error:
+            raise BuildError(f"value of {name} is not valid YAML: {text!r} ({error})") from error
+    return out
+
+
 def validate_parameters(root: Path, slug: str, values: Mapping[str, object]) -> dict:
-    """Refuse unknown names and values whose type differs from the default's."""
-    declared = {p.name: p for p in chapter_parameters(root, slug)}
-    listing = ", ".join(f"{p.name}={p.source}" for p in declared.values())
+    """Refuse unknown names, values whose type differs from the default's, and values
+    outside the parameter's allowed range (see ``RANGE_CONVENTIONS``).
+
+    Returns the values, with scalars for list-valued parameters wrapped into lists.
+    """
+    params = chapter_parameters(root, slug)
+    declared = {p.name: p for p in params}
+    listing = describe_parameters(params)
+    values = coerce_parameters(params, values)
     for name, value in values.items():
         if name not in declared:
-            raise BuildError(f"{slug} has no parameter {name!r}; its parameters: {listing}")
-        if not _type_ok(value, declared[name].default):
             raise BuildError(
-                f"{slug}: parameter {name} must look like its default {declared[name].source}, "
-                f"got {value!r}"
+                f"{slug} has no parameter {name!r}; its parameters (defaults, allowed):\n{listing}"
             )
-    return dict(values)
+        parameter = declared[name]
+        if not _type_ok(value, parameter.default):
+            raise BuildError(
+                f"{slug}: parameter {name} must look like its default {parameter.source}, "
+                f"got {value!r}; its parameters (defaults, allowed):\n{listing}"
+            )
+        if parameter.allowed is not None:
+            reason = parameter.allowed.violation(value)
+            if reason:
+                raise BuildError(
+                    f"{slug}: parameter {name} out of range: {reason}; "
+                    f"its parameters (defaults, allowed):\n{listing}"
+                )
+    return values
 
 
 def load_profile(root: Path, profile: str) -> dict[str, dict]:
@@ -320,6 +534,74 @@ def _filtered_toc(toc: object, keep: set[str]) -> object:
     return toc
 
 
+_DOC_ROLE = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?\.\./notebooks/([^`<>]+?)>?`")
+_REF_ROLE = re.compile(r"\{(ref|numref|prf:ref|eq)\}`(?:([^`<]*?)\s*<)?([^`<>]+?)>?`")
+_LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*name:\s*(fig-\S+)", re.M)
+
+
+def _chapter_title(root: Path, slug: str) -> str:
+    for line in (root / "notebooks" / f"{slug}.md").read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return slug
+
+
+def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[str, list[str]]:
+    """Make a prose page's links to chapters fit the chapters being built.
+
+    - ``{doc}`../notebooks/NN``` (a bare two-digit number) links to the chapter whose slug
+      starts with ``NN-``; prose pages can name chapters before their slugs are fixed.
+    - Links to chapters of ``_toc.yml`` that are not in ``built`` (``--chapters`` builds), or
+      numbers with no chapter yet, become plain text (the chapter's title), as do
+      ``{ref}``/``{numref}``/``{prf:ref}`` to labels defined in such chapters, so partial
+      builds stay strict-clean. Unknown targets are left alone (the strict build reports
+      them). Returns the new text and one note per link turned into text.
+    """
+    built = list(built)
+    known = list_chapters(root)
+    notes: list[str] = []
+
+    def by_number(target: str) -> str | None:
+        matches = [s for s in known if s.split("-", 1)[0] == target]
+        return matches[0] if len(matches) == 1 else None
+
+    def doc(match: re.Match) -> str:
+        text_, target = (match.group(1) or "").strip(), match.group(2).strip()
+        slug = by_number(target) if target.isdigit() else target
+        if slug in built:
+            label = f"{text_} <../notebooks/{slug}>" if text_ else f"../notebooks/{slug}"
+            return "{doc}`" + label + "`"
+        if slug is None and target.isdigit():
+            notes.append(f"chapter {target} does not exist yet; named as text")
+            return f"*{text_ or f'chapter {int(target)}'}*"
+        if slug in known:
+            notes.append(f"{slug} is not in this build; named as text")
+            return f"*{text_ or _chapter_title(root, slug)}*"
+        return match.group(0)
+
+    missing_labels: dict[str, str] = {}
+    for slug in known:
+        if slug not in built:
+            source = (root / "notebooks" / f"{slug}.md").read_text()
+            for groups in _LABEL_LINE.findall(source):
+                label = next(g for g in groups if g)
+                missing_labels[label] = _chapter_title(root, slug)
+
+    def ref(match: re.Match) -> str:
+        text_, target = (match.group(2) or "").strip(), match.group(3).strip()
+        if target not in missing_labels:
+            return match.group(0)
+        notes.append(f"{match.group(1)} to {target} (chapter not in this build) named as text")
+        title = missing_labels[target]
+        if "%s" in text_:
+            return f"{text_.replace('%s', '').strip()} in *{title}*"
+        return f"*{text_ or title}*"
+
+    text = _DOC_ROLE.sub(doc, text)
+    text = _REF_ROLE.sub(ref, text)
+    return text, notes
+
+
 def _versions() -> dict[str, str]:
     versions = {"python": platform.python_version()}
     for package in VERSIONED_PACKAGES:
@@ -330,28 +612,44 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def _status_table(results: Sequence[ChapterResult], profile: str) -> str:
-    lines = [
-        "",
-        f"## Last build: profile `{profile}`",
-        "",
-        "| chapter | execution time (s) | parameters |",
-        "|---|---:|---|",
-    ]
+def _status_table(
+    results: Sequence[ChapterResult],
+    profile: str,
+    wall_seconds: float | None = None,
+    jobs: int | None = None,
+) -> str:
+    lines = ["", f"## Last build: profile `{profile}`", ""]
+    built = time.strftime("%Y-%m-%d %H:%M %Z")
+    setting = f"Built {built} on {os.cpu_count() or 1} core(s)"
+    if jobs:
+        setting += f", {jobs} chapter(s) executed in parallel"
+    if wall_seconds is not None:
+        setting += f"; wall-clock execution time of all chapters: **{wall_seconds:.1f} s**"
+    lines += [setting + ".", "", "| chapter | execution time (s) | parameters |", "|---|---:|---|"]
     for r in results:
         params = ", ".join(f"`{k}={v}`" for k, v in r.parameters.items()) or "defaults"
         lines.append(f"| {{doc}}`../notebooks/{r.slug}` | {r.seconds:.1f} | {params} |")
     total = sum(r.seconds for r in results)
-    lines += [f"| **total (sum over chapters)** | **{total:.1f}** | |", ""]
+    lines += [f"| **sum over chapters** | **{total:.1f}** | |", ""]
     lines += ["## Software versions", "", "| package | version |", "|---|---|"]
     lines += [f"| {name} | {version} |" for name, version in _versions().items()]
     return "\n".join(lines) + "\n"
 
 
 def stage_book(
-    root: Path, stage: Path, slugs: Sequence[str], results: Sequence[ChapterResult], profile: str
+    root: Path,
+    stage: Path,
+    slugs: Sequence[str],
+    results: Sequence[ChapterResult],
+    profile: str,
+    wall_seconds: float | None = None,
+    jobs: int | None = None,
 ) -> None:
-    """Copy config, toc (filtered to ``slugs``) and prose pages next to executed notebooks."""
+    """Copy config, toc (filtered to ``slugs``) and prose pages next to executed notebooks.
+
+    ``book/status.md`` gets the generated table: profile, per-chapter execution times,
+    the wall-clock time of the parallel execution and the package versions.
+    """
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(root / name, stage / name)
     toc = yaml.safe_load((root / "_toc.yml").read_text())
@@ -360,9 +658,17 @@ def stage_book(
     if (stage / "book").exists():
         shutil.rmtree(stage / "book")
     shutil.copytree(root / "book", stage / "book")
+    for page in sorted((stage / "book").glob("*.md")):
+        text = page.read_text()
+        resolved, notes = resolve_chapter_links(root, text, slugs)
+        if resolved != text:
+            page.write_text(resolved)
+        for note in notes:
+            print(f"  book/{page.name}: {note}", flush=True)
     status = stage / "book" / "status.md"
     if status.exists():
-        status.write_text(status.read_text() + _status_table(results, profile))
+        table = _status_table(results, profile, wall_seconds, jobs)
+        status.write_text(status.read_text() + table)
 
 
 def render_html(stage: Path, build_dir: Path, strict: bool = True) -> Path:
@@ -424,7 +730,7 @@ def build_book(
         raise BuildError("chapter execution failed:\n" + "\n".join(failures))
     if not html:
         return stage / "notebooks"
-    stage_book(root, stage, slugs, results, profile)
+    stage_book(root, stage, slugs, results, profile, timings["wall_seconds"], jobs)
     out = render_html(stage, build_dir)
     print(f"Book built in {time.perf_counter() - start:.0f} s: {out / 'index.html'}")
     return out

@@ -1,7 +1,15 @@
-"""Shared fixtures. Data come from $DADP_DATA_DIR (CI) or the user cache."""
+"""Shared fixtures. Data come from $DADP_DATA_DIR (CI) or the user cache.
+
+The book fixtures (``executed``, ``html``) build the book ONCE per session for every test
+file that needs it (tests/test_book.py, tests/test_browser.py): chapters execute with the
+quick profile in parallel, then the HTML is rendered in strict mode. The build goes into a
+pytest temp folder, or into $DADP_TEST_BUILD_DIR when set (to keep and inspect it, e.g.
+the browser screenshots in <build>/screenshots).
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -29,3 +37,52 @@ def ma_histogram(ma_records):
     import dadp_lite as dl
 
     return dl.histogram_of(ma_records)
+
+
+# ------------------------------------------------------------- the book build
+@pytest.fixture(scope="session")
+def book_chapters() -> list[str]:
+    """Chapter slugs of _toc.yml, in order."""
+    from dadp_lite import pipeline
+
+    return pipeline.list_chapters(ROOT)
+
+
+@pytest.fixture(scope="session")
+def book_build_dir(tmp_path_factory) -> Path:
+    """Build folder of the session's book ($DADP_TEST_BUILD_DIR or a pytest temp folder)."""
+    chosen = os.environ.get("DADP_TEST_BUILD_DIR")
+    if chosen:
+        path = Path(chosen).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("book")
+
+
+@pytest.fixture(scope="session")
+def executed(book_build_dir, book_chapters):
+    """Execute all chapters once; returns {slug: ChapterResult}, the build and stage folders."""
+    import time
+
+    from dadp_lite import pipeline
+
+    stage = book_build_dir / "stage"
+    jobs = min(os.cpu_count() or 1, 2)
+    start = time.perf_counter()
+    results = pipeline.execute_chapters(ROOT, book_chapters, "quick", stage / "notebooks", jobs)
+    wall = time.perf_counter() - start
+    return {r.slug: r for r in results}, book_build_dir, stage, wall
+
+
+@pytest.fixture(scope="session")
+def html(executed, book_chapters):
+    """Render the HTML (strict) from the executed notebooks; failed chapters fail it first."""
+    from dadp_lite import pipeline
+
+    results, build_dir, stage, wall = executed
+    failed = [r.error for r in results.values() if r.error]
+    if failed:
+        pytest.fail("cannot render the book, chapters failed:\n" + "\n".join(failed))
+    jobs = min(os.cpu_count() or 1, 2)
+    pipeline.stage_book(ROOT, stage, book_chapters, list(results.values()), "quick", wall, jobs)
+    return pipeline.render_html(stage, build_dir)

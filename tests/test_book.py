@@ -1,13 +1,13 @@
 """Execute every chapter of _toc.yml with the quick profile, then build and check the HTML.
 
-One session-scoped build serves all tests: chapters run once (in parallel), each chapter is a
+One session-scoped build (fixtures ``executed`` and ``html`` in conftest.py, shared with
+test_browser.py) serves all tests: chapters run once (in parallel), each chapter is a
 separate test result, and the HTML is rendered from those executed notebooks.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -18,28 +18,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = pipeline.list_chapters(ROOT)
 
 pytestmark = pytest.mark.book
-
-
-@pytest.fixture(scope="session")
-def executed(tmp_path_factory):
-    """Execute all chapters once; returns {slug: ChapterResult} and the stage folder."""
-    build_dir = tmp_path_factory.mktemp("book")
-    stage = build_dir / "stage"
-    results = pipeline.execute_chapters(
-        ROOT, CHAPTERS, "quick", stage / "notebooks", jobs=min(os.cpu_count() or 1, 2)
-    )
-    return {r.slug: r for r in results}, build_dir, stage
-
-
-@pytest.fixture(scope="session")
-def html(executed):
-    """Render the HTML (strict) from the executed notebooks; skipped chapters fail first."""
-    results, build_dir, stage = executed
-    failed = [r.error for r in results.values() if r.error]
-    if failed:
-        pytest.fail("cannot render the book, chapters failed:\n" + "\n".join(failed))
-    pipeline.stage_book(ROOT, stage, CHAPTERS, list(results.values()), "quick")
-    return pipeline.render_html(stage, build_dir)
 
 
 def _error_outputs(notebook_path: Path) -> list[str]:
@@ -54,7 +32,7 @@ def _error_outputs(notebook_path: Path) -> list[str]:
 
 @pytest.mark.parametrize("slug", CHAPTERS)
 def test_chapter_executes_with_the_quick_profile(executed, slug):
-    results, _, _ = executed
+    results = executed[0]
     result = results[slug]
     assert result.error is None, result.error
     assert _error_outputs(result.output) == []

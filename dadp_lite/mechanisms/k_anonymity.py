@@ -1,0 +1,438 @@
+"""Traditional and DP k-anonymity with the paper's reconstruction step.
+
+Pipeline (Algorithms 4-5 of the paper's appendix, :cite:`zhu2023privacy`):
+
+1. (DP only) keep each record independently with probability ``beta``
+   (the paper's choice is ``beta = 1 - exp(-epsilon)``);
+2. k-anonymise the (kept) records with Mondrian (:mod:`dadp_lite.mechanisms.mondrian`,
+   identical partitions to anonypy);
+3. reconstruct: every record of a generalised class gets, for each categorical QI, a value
+   drawn uniformly from the class's merged values, and for each numeric QI a draw from
+   the Gaussian with mean = midpoint and sd = width / 4 of the class's interval, rounded to
+   the nearest non-negative integer; non-QI attributes are kept as they are (anonypy
+   releases them per class, as the sensitive column);
+4. histogram the reconstructed records over the full universe of ``attributes``.
+
+Documented choices the paper leaves open:
+
+* a numeric draw above the largest value of the attribute's domain is set to that value
+  (the paper only rounds up negative draws to 0; our universe ends at the domain's top);
+* a subsample with fewer than ``k`` records cannot be split, and anonypy releases it as a
+  single class (smaller than ``k``); we do the same;
+* an empty subsample releases the all-zero histogram (anonypy itself crashes on an empty
+  frame); count such repetitions with ``released.sum(axis=1) == 0``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
+from dadp_lite.mechanisms.mondrian import (
+    CellTable,
+    EquivalenceClass,
+    Interval,
+    MondrianBatch,
+    _check_k,
+    _domains,
+    mondrian_batch,
+    thin_cells,
+)
+from dadp_lite.metrics import alpha_fairness, l1_error, l1_norm
+
+__all__ = [
+    "FEATURES_ALL",
+    "dp_k_anonymity",
+    "k_anonymity",
+    "k_anonymity_sweep",
+    "plot_k_anonymity_sweep",
+    "reconstruct",
+    "reconstruct_batch",
+    "sampling_probability",
+]
+
+FEATURES_ALL = ("race", "sex", "tenure", "age_bracket", "income_over_50k")
+
+#: Records reconstructed per block (bounds memory; the result does not depend on it).
+_BLOCK_RECORDS = 2_000_000
+
+
+def sampling_probability(epsilon: float) -> float:
+    """The paper's sampling probability ``beta = 1 - exp(-epsilon)``."""
+    return -math.expm1(-check_epsilon(epsilon))
+
+
+def _as_table(
+    records: pd.DataFrame | CellTable,
+    qi: Sequence[str],
+    numeric: Sequence[str],
+    attributes: Sequence[str],
+    domains: Mapping[str, Sequence] | None,
+) -> CellTable:
+    if isinstance(records, CellTable):
+        if tuple(qi) != records.qi or tuple(numeric) != records.numeric:
+            raise ValueError("qi and numeric must match those the CellTable was built with")
+        return records
+    return CellTable.from_records(
+        records, qi, numeric=numeric, attributes=attributes, domains=domains
+    )
+
+
+class _ClassSpec:
+    """Everything the reconstruction needs about a set of classes.
+
+    ``sizes[c]`` is the number of QI combinations of class ``c`` (product of the lengths of
+    its categorical lists) and ``combos[starts[c]:starts[c] + sizes[c]]`` their
+    contributions ``sum_j code_j * stride_j`` to the flat cell index. Numeric QIs keep
+    their interval ``(lo, hi)`` per class.
+    """
+
+    def __init__(self, cat_lists, numeric, strides, n_classes):
+        # cat_lists: list of (qi position, lengths per class, flat codes); numeric: list of
+        # (qi position, lo, hi)
+        self.numeric = numeric
+        self.strides = strides
+        sizes = np.ones(n_classes, dtype=np.int64)
+        for _, lengths, _ in cat_lists:
+            sizes *= lengths
+        self.sizes = sizes
+        self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        owner = np.repeat(np.arange(n_classes), sizes)
+        rest = np.arange(owner.size) - self.starts[owner]
+        combos = np.zeros(owner.size, dtype=np.int64)
+        for position, lengths, flat in reversed(cat_lists):
+            rest, pick = np.divmod(rest, lengths[owner])
+            list_start = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+            combos += flat[list_start[owner] + pick] * strides[position]
+        self.combos = combos
+
+    def draw(self, base_flat, leaf_r, domains_of_numeric, rng):
+        """Flat cells of reconstructed records (``base_flat`` = non-QI part of the cell)."""
+        pick = (rng.random(leaf_r.size) * self.sizes[leaf_r]).astype(np.int64)
+        flat = base_flat + self.combos[self.starts[leaf_r] + pick]
+        for (position, lo, hi), domain in zip(self.numeric, domains_of_numeric, strict=True):
+            lo_r, hi_r = lo[leaf_r].astype(float), hi[leaf_r].astype(float)
+            value = np.maximum(np.rint(rng.normal((lo_r + hi_r) / 2, (hi_r - lo_r) / 4)), 0)
+            value = np.clip(value, domain[0], domain[-1]).astype(np.int64)
+            flat += (value - domain[0]) * self.strides[position]
+        return flat
+
+
+def _strides(shape: Sequence[int]) -> np.ndarray:
+    return np.concatenate((np.cumprod(shape[::-1])[::-1][1:], [1])).astype(np.int64)
+
+
+def _batch_spec(table: CellTable, counts: np.ndarray, leaf: np.ndarray, n_leaves: int):
+    """Class spec of a Mondrian batch: merged values = values present in each class."""
+    codes, values = table.qi_columns()
+    rep_e, cell_e = np.nonzero(counts)
+    leaf_e = leaf[rep_e, cell_e]
+    strides = _strides([len(d) for d in table.domains])
+    cat_lists, numeric = [], []
+    for j, q in enumerate(table.qi):
+        axis = table.attributes.index(q)
+        if q in table.numeric:
+            lo = np.full(n_leaves, np.iinfo(np.int64).max)
+            hi = np.full(n_leaves, np.iinfo(np.int64).min)
+            np.minimum.at(lo, leaf_e, values[cell_e, j])
+            np.maximum.at(hi, leaf_e, values[cell_e, j])
+            numeric.append((axis, lo, hi))
+        else:
+            present = np.zeros((n_leaves, len(table.domains[axis])), dtype=bool)
+            present[leaf_e, codes[cell_e, j]] = True
+            cat_lists.append((axis, present.sum(axis=1), np.nonzero(present)[1]))
+    return _ClassSpec(cat_lists, numeric, strides, n_leaves)
+
+
+def reconstruct_batch(batch: MondrianBatch, *, rng: np.random.Generator) -> np.ndarray:
+    """Reconstructed histograms ``(reps, n_cells)`` of a batch of Mondrian partitions.
+
+    Records of all classes of all repetitions are drawn at once (in blocks of at most
+    ``_BLOCK_RECORDS`` records to bound memory). Categorical QIs are drawn jointly: one
+    uniform pick among the class's QI combinations (uniform over the product of the
+    merged lists = each list uniform and independent).
+    """
+    rng = check_rng(rng)
+    table = batch.table
+    counts, leaf = batch.counts, batch.leaf
+    reps, n_cells = counts.shape[0], table.n_cells
+    spec = _batch_spec(table, counts, leaf, batch.leaf_rep.size)
+    qi_axes = [table.attributes.index(q) for q in table.qi]
+    base = table.codes.copy()
+    base[:, qi_axes] = 0
+    base_flat = base @ spec.strides
+    numeric_domains = [table.domains[axis] for axis, _, _ in spec.numeric]
+    rep_e, cell_e = np.nonzero(counts)
+    n_e = counts[rep_e, cell_e]
+    key_e = rep_e * n_cells + base_flat[cell_e]
+    leaf_e = leaf[rep_e, cell_e]
+    out = np.zeros(reps * n_cells, dtype=np.int64)
+    block = (np.cumsum(n_e) - 1) // _BLOCK_RECORDS
+    for b in np.unique(block):
+        sel = np.flatnonzero(block == b)
+        rec = np.repeat(sel, n_e[sel])
+        flat = spec.draw(key_e[rec], leaf_e[rec], numeric_domains, rng)
+        out += np.bincount(flat, minlength=reps * n_cells)
+    return out.reshape(reps, n_cells)
+
+
+def reconstruct(
+    classes: Sequence[EquivalenceClass],
+    *,
+    rng: np.random.Generator,
+    reps: int,
+    domains: Mapping[str, Sequence] | None = None,
+) -> np.ndarray:
+    """Reconstructed histograms ``(reps, n_cells)`` over the universe of the classes' QIs.
+
+    Each class becomes ``count`` records: categorical values uniform over the merged
+    values, numeric values from the rounded, non-negative Gaussian with mean = interval
+    midpoint and sd = width / 4 (clipped to the domain's top). Cells are in C order over
+    ``domains`` (default :func:`dadp_lite.data.feature_domains`), as in
+    :func:`dadp_lite.histogram.histogram_of`.
+    """
+    rng = check_rng(rng)
+    reps = check_positive_int(reps, "reps")
+    if not classes:
+        raise ValueError("classes is empty")
+    qi = classes[0].qi
+    if any(c.qi != qi for c in classes):
+        raise ValueError("all classes must have the same qi")
+    doms = _domains(qi, domains)
+    domains_t = tuple(tuple(doms[q]) for q in qi)
+    shape = tuple(len(d) for d in domains_t)
+    cat_lists, numeric = [], []
+    for j, q in enumerate(qi):
+        if isinstance(classes[0].values[j], Interval):
+            lo = np.array([c.values[j].lo for c in classes], dtype=np.int64)
+            hi = np.array([c.values[j].hi for c in classes], dtype=np.int64)
+            if np.any(lo > hi) or np.any(lo < domains_t[j][0]) or np.any(hi > domains_t[j][-1]):
+                raise ValueError(f"a class interval of {q!r} is empty or outside its domain")
+            numeric.append((j, lo, hi))
+        else:
+            lists = [pd.Index(domains_t[j]).get_indexer(list(c.values[j])) for c in classes]
+            if any(codes.size == 0 or np.any(codes < 0) for codes in lists):
+                raise ValueError(f"a class holds no value or a value of {q!r} outside its domain")
+            cat_lists.append((j, np.array([len(c) for c in lists]), np.concatenate(lists)))
+    spec = _ClassSpec(cat_lists, numeric, _strides(shape), len(classes))
+    sizes = np.array([c.count for c in classes], dtype=np.int64)
+    n_cells = int(np.prod(shape))
+    leaf_r = np.tile(np.repeat(np.arange(len(classes)), sizes), reps)
+    base = np.repeat(np.arange(reps) * n_cells, sizes.sum())
+    flat = spec.draw(base, leaf_r, [domains_t[j] for j, _, _ in numeric], rng)
+    return np.bincount(flat, minlength=reps * n_cells).reshape(reps, n_cells)
+
+
+# --------------------------------------------------------------------------- mechanisms
+def k_anonymity(
+    records: pd.DataFrame | CellTable,
+    *,
+    qi: Sequence[str],
+    k: int,
+    rng: np.random.Generator,
+    reps: int,
+    numeric: Sequence[str] = (),
+    attributes: Sequence[str] = FEATURES_ALL,
+    domains: Mapping[str, Sequence] | None = None,
+) -> np.ndarray:
+    """Traditional k-anonymity: Mondrian once, then ``reps`` reconstructions.
+
+    Returns released counts ``(reps, n_cells)`` over the full universe of ``attributes``
+    (the cells of :func:`dadp_lite.histogram.histogram_of`). ``records`` may be a prebuilt
+    :class:`~dadp_lite.mechanisms.mondrian.CellTable` (faster in sweeps).
+    """
+    rng = check_rng(rng)
+    reps = check_positive_int(reps, "reps")
+    table = _as_table(records, qi, numeric, attributes, domains)
+    k = _check_k(k, int(table.counts.sum()))
+    once = mondrian_batch(table, table.counts[None, :], table.first[None, :], k)
+    tiled = MondrianBatch(
+        table,
+        np.repeat(once.counts, reps, axis=0),
+        np.repeat(once.leaf, reps, axis=0),
+        once.leaf_rep,
+        once.leaf_depth,
+        once.leaf_code,
+    )
+    return reconstruct_batch(tiled, rng=rng)
+
+
+def dp_k_anonymity(
+    records: pd.DataFrame | CellTable,
+    *,
+    qi: Sequence[str],
+    k: int,
+    epsilon: float,
+    rng: np.random.Generator,
+    reps: int,
+    beta: float | None = None,
+    numeric: Sequence[str] = (),
+    attributes: Sequence[str] = FEATURES_ALL,
+    domains: Mapping[str, Sequence] | None = None,
+) -> np.ndarray:
+    """DP k-anonymity (Algorithm 5): Bernoulli(beta) subsample, Mondrian, reconstruction.
+
+    Parameters
+    ----------
+    records
+        Records (row order matters for Mondrian's categorical splits) or a prebuilt
+        :class:`~dadp_lite.mechanisms.mondrian.CellTable` over ``attributes``.
+    qi, numeric
+        Quasi-identifiers and the subset treated as numeric.
+    k
+        Mondrian's minimum class size, ``1 <= k <= len(records)``.
+    epsilon
+        Privacy parameter; sets ``beta = 1 - exp(-epsilon)`` unless ``beta`` is given.
+    beta
+        Sampling probability in (0, 1]; overrides the paper's mapping from ``epsilon``.
+    rng, reps
+        Generator and number of repetitions; each repetition draws its own subsample and
+        runs its own Mondrian (all repetitions as one batch).
+    attributes, domains
+        Universe of the released histogram (default: the paper's five features).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(reps, n_cells)`` released counts, C order over ``attributes`` (the cells of
+        :func:`dadp_lite.histogram.histogram_of`). An empty subsample gives a zero row.
+    """
+    epsilon = check_epsilon(epsilon)
+    beta = sampling_probability(epsilon) if beta is None else check_probability(beta, "beta")
+    rng = check_rng(rng)
+    reps = check_positive_int(reps, "reps")
+    table = _as_table(records, qi, numeric, attributes, domains)
+    k = _check_k(k, int(table.counts.sum()))
+    counts, first = thin_cells(table, beta, rng=rng, reps=reps)
+    return reconstruct_batch(mondrian_batch(table, counts, first, k), rng=rng)
+
+
+# --------------------------------------------------------------------------- experiments
+def _bootstrap_bias_summaries(
+    released: np.ndarray, true: np.ndarray, rng: np.random.Generator, n_boot: int
+) -> tuple[float, float]:
+    """Bootstrap standard errors (over repetitions) of the bias l1 norm and of alpha."""
+    reps = released.shape[0]
+    weights = rng.multinomial(reps, np.full(reps, 1 / reps), size=n_boot) / reps
+    bias = weights @ released.astype(float) - true
+    l1 = np.abs(bias).sum(axis=1)
+    alpha = bias.max(axis=1) - bias.min(axis=1)
+    return float(l1.std(ddof=1)), float(alpha.std(ddof=1))
+
+
+def k_anonymity_sweep(
+    records: pd.DataFrame,
+    *,
+    k_values: Sequence[int],
+    epsilons: Sequence[float],
+    reps: int,
+    seed: int,
+    qi: Sequence[str] = FEATURES_ALL,
+    attributes: Sequence[str] = FEATURES_ALL,
+    n_boot: int = 200,
+    chunk_size: int = 100,
+) -> pd.DataFrame:
+    """Error and fairness of traditional and DP k-anonymity over a grid of k and epsilon.
+
+    One row per (mechanism, epsilon, k) with: ``l1_error`` (mean over repetitions of
+    ``||released - x||_1``) and its standard error; ``bias_l1`` (l1 norm of the empirical
+    bias, as in the paper's tables) and ``alpha`` (max - min of the empirical bias), each
+    with a bootstrap standard error over repetitions; ``empty`` (repetitions whose
+    subsample was empty). Traditional k-anonymity has ``epsilon = nan`` and ``beta = 1``.
+    All QIs are categorical (the paper's setting). Seeds: one child of
+    ``SeedSequence(seed)`` per row, run through :func:`dadp_lite.simulate.simulate`.
+    """
+    from dadp_lite.simulate import simulate
+
+    table = CellTable.from_records(records, qi, attributes=attributes)
+    true = np.bincount(table.flat_index, weights=table.counts, minlength=table.n_cells)
+    settings = [("k_anonymity", math.nan, k) for k in k_values]
+    settings += [("dp_k_anonymity", float(e), k) for e in epsilons for k in k_values]
+    children = np.random.SeedSequence(seed).spawn(len(settings))
+    rows = []
+    for (mechanism, epsilon, k), child in zip(settings, children, strict=True):
+        run_seed, boot_seed = child.spawn(2)
+        params = {"qi": tuple(qi), "k": k}
+        if mechanism == "dp_k_anonymity":
+            params["epsilon"] = epsilon
+        func = dp_k_anonymity if mechanism == "dp_k_anonymity" else k_anonymity
+        released = simulate(
+            func, table, reps=reps, seed=run_seed, chunk_size=chunk_size, progress=False, **params
+        )
+        errors = l1_error(released, true)
+        mean_bias = released.mean(axis=0) - true
+        l1_se, alpha_se = _bootstrap_bias_summaries(
+            released, true, np.random.default_rng(boot_seed), n_boot
+        )
+        rows.append(
+            {
+                "mechanism": mechanism,
+                "epsilon": epsilon,
+                "beta": 1.0 if math.isnan(epsilon) else sampling_probability(epsilon),
+                "k": k,
+                "reps": reps,
+                "l1_error": errors.mean(),
+                "l1_error_se": errors.std(ddof=1) / math.sqrt(reps) if reps > 1 else math.nan,
+                "bias_l1": l1_norm(mean_bias),
+                "bias_l1_se": l1_se,
+                "alpha": alpha_fairness(mean_bias),
+                "alpha_se": alpha_se,
+                "empty": int((released.sum(axis=1) == 0).sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> None:
+    """One panel per dataset of ``metric`` (+- its ``_se`` column) against k.
+
+    ``sweep`` is the concatenation of :func:`k_anonymity_sweep` outputs with a ``dataset``
+    column. Traditional k-anonymity in its fixed colour, DP k-anonymity one colour per
+    epsilon; one legend below the panels.
+    """
+    from dadp_lite.data import DATASETS
+    from dadp_lite.plotting import MECHANISM_LABELS, epsilon_colors, errorband, mechanism_color
+
+    names = list(dict.fromkeys(sweep["dataset"]))
+    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    epsilons = sorted(sweep["epsilon"].dropna().unique())
+    colors = epsilon_colors(epsilons)
+    for ax, name in zip(axes, names, strict=True):
+        part = sweep[sweep["dataset"] == name]
+        trad = part[part["mechanism"] == "k_anonymity"]
+        errorband(
+            ax,
+            trad["k"],
+            trad[metric],
+            trad[metric + "_se"],
+            label=MECHANISM_LABELS["k_anonymity"],
+            color=mechanism_color("k_anonymity"),
+            lw=3,
+        )
+        for eps in epsilons:
+            dp = part[(part["mechanism"] == "dp_k_anonymity") & (part["epsilon"] == eps)]
+            errorband(
+                ax,
+                dp["k"],
+                dp[metric],
+                dp[metric + "_se"],
+                color=colors[eps],
+                label=f"{MECHANISM_LABELS['dp_k_anonymity']}, epsilon = {eps:g}",
+                marker="o",
+                ms=3,
+            )
+        ks = sorted(part["k"].unique())
+        ax.set(xscale="log", xlabel="k (minimum class size)", ylabel=ylabel)
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.minorticks_off()
+        label = DATASETS[name].paper_label if name in DATASETS else name
+        ax.text(0.03, 0.96, label, transform=ax.transAxes, va="top", weight="bold")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(
+        handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False
+    )
+    fig.tight_layout(rect=(0, 0.08, 1, 1))

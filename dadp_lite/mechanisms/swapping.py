@@ -1,0 +1,490 @@
+"""Traditional swapping (appendix Algorithm "Swapping") and DP swapping (both units).
+
+Traditional swapping
+--------------------
+The appendix loops ``floor((1 - gamma) N / 2)`` times: pick a uniformly random unswapped
+record, find the unswapped record nearest to it under ``d_swap`` (ties broken uniformly at
+random), swap their quasi-identifier (QI) values and mark both as swapped. The appendix's
+``gamma`` is the fraction of records that are *not* swapped (unrelated to the ``gamma`` of DP
+swapping), so here the parameter is ``rate`` = fraction of records swapped and the loop runs
+``floor(rate * N / 2)`` times.
+
+``d_swap`` sums, over a feature set Lambda, the discrete metric for categorical features and
+``|a - b| / range`` for numeric ones. The appendix does not say what Lambda is. Our reading
+(the default): Lambda = the non-QI features, i.e. partners are matched on everything except
+the values being swapped, as in census swapping. ``features=`` accepts any superset of the
+non-QI features (e.g. all features).
+
+Records with equal Lambda values form a *class* (at distance 0 from each other). Because
+Lambda contains every non-QI feature, a swap inside a class leaves the histogram unchanged:
+both records keep their non-QI values and the two QI values are merely exchanged. Only the
+swaps forced when a picked record is the last unswapped one of its class (a "cross-class"
+swap) move counts. The fast sampler exploits this exactly:
+
+1. it runs the algorithm on class counts only (vectorised over repetitions): pick a class with
+   probability proportional to its unswapped count; if another unswapped record remains there
+   the pair is removed from the class, otherwise the partner class is drawn among the
+   nearest classes that still hold unswapped records, proportionally to their counts (ties
+   among records broken uniformly, as in the algorithm);
+2. within a class every removal takes a uniformly random unswapped record, so the records
+   removed from a class, in order, form a uniformly random permutation of its records. The
+   records used by cross-class swaps sit at positions fixed by step 1, hence they are a
+   uniform draw *without replacement* from the class's original records, which is how the
+   sampler draws their cells.
+
+:func:`swapping_reference` is the literal per-record algorithm (slow); tests check that both
+give the same output distribution.
+
+DP swapping
+-----------
+Each QI value is kept with probability ``gamma = e^eps / (e^eps + n_Q - 1)``, otherwise it is
+replaced by a uniformly random *other* QI value; non-QI values never change.
+``unit="cell"`` (main text, Eq. 2) moves the whole count of a cell together;
+``unit="record"`` (appendix Algorithm "DP Swapping") treats every record independently, which
+is k-ary randomized response on the QI value of each record.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
+from dadp_lite.histogram import Histogram
+from dadp_lite.metrics import alpha_fairness, empirical_bias, l1_error, l1_norm
+from dadp_lite.simulate import make_rng, simulate
+
+__all__ = [
+    "DEFAULT_QI",
+    "dp_swapping",
+    "dp_swapping_keep_probability",
+    "swap_count",
+    "swapping",
+    "swapping_reference",
+    "swapping_sweep",
+]
+
+DEFAULT_QI: tuple[str, ...] = ("race",)
+DEFAULT_ATTRIBUTES = ("race", "sex", "tenure", "age_bracket", "income_over_50k")
+UNITS = ("cell", "record")
+_TIE_TOLERANCE = 1e-9
+
+
+# --------------------------------------------------------------------------- inputs
+def _as_histogram(data: object, attributes: Sequence[str] | None) -> Histogram:
+    if isinstance(data, Histogram):
+        return data
+    if isinstance(data, pd.DataFrame):
+        return Histogram.from_records(
+            data, DEFAULT_ATTRIBUTES if attributes is None else attributes
+        )
+    raise TypeError(f"data must be a Histogram or a records DataFrame, got {type(data).__name__}")
+
+
+def _qi_tuple(hist: Histogram, qi: object) -> tuple[str, ...]:
+    if isinstance(qi, str):
+        qi = (qi,)
+    if qi is None:
+        raise ValueError("qi must name at least one quasi-identifier")
+    qi = tuple(qi)
+    hist.n_qi(qi)  # raises ValueError for empty or unknown QI
+    if len(set(qi)) != len(qi):
+        raise ValueError(f"qi repeats a name: {qi}")
+    if hist.n_qi(qi) < 2:
+        raise ValueError(
+            f"the QI universe must hold >= 2 values (n_Q >= 2), got n_Q = {hist.n_qi(qi)}"
+        )
+    return qi
+
+
+def _cell_coordinates(
+    hist: Histogram, qi: tuple[str, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell: (non-QI group, QI index); and the (group, QI) -> cell table."""
+    table = hist.to_qi_matrix(qi, np.arange(hist.n_cells))
+    group = np.empty(hist.n_cells, dtype=np.int64)
+    qi_index = np.empty(hist.n_cells, dtype=np.int64)
+    group[table] = np.arange(table.shape[0])[:, None]
+    qi_index[table] = np.arange(table.shape[1])[None, :]
+    return group, qi_index, table
+
+
+def swap_count(n_records: int, rate: float) -> int:
+    """Number of swaps ``floor(rate * N / 2)`` (the appendix's loop with gamma = 1 - rate)."""
+    rate = check_probability(rate, "rate", open_low=False)
+    n_records = check_positive_int(n_records, "n_records", minimum=0)
+    # the small epsilon protects against rate * N landing just below an even integer
+    return int(math.floor(rate * n_records / 2 + 1e-9))
+
+
+def _distance_features(
+    hist: Histogram, qi: tuple[str, ...], features: Sequence[str] | None
+) -> tuple[str, ...]:
+    non_qi = tuple(a for a in hist.attributes if a not in qi)
+    if features is None:
+        return non_qi
+    features = (features,) if isinstance(features, str) else tuple(features)
+    unknown = [f for f in features if f not in hist.attributes]
+    if unknown:
+        raise ValueError(f"features holds unknown attribute(s) {unknown}")
+    missing = [a for a in non_qi if a not in features]
+    if missing:
+        raise ValueError(
+            f"features must contain every non-QI attribute (missing {missing}); the fast "
+            "sampler relies on swaps at distance 0 leaving the histogram unchanged"
+        )
+    return features
+
+
+def _cell_distance_coordinates(
+    hist: Histogram, features: tuple[str, ...], numeric: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, its Lambda values scaled so that d_swap is an L1 / Hamming sum."""
+    numeric = (numeric,) if isinstance(numeric, str) else tuple(numeric)
+    unknown = [f for f in numeric if f not in features]
+    if unknown:
+        raise ValueError(f"numeric names attribute(s) {unknown} that are not distance features")
+    cells = hist.cell_table()
+    columns, is_numeric = [], []
+    for name in features:
+        values = cells[name].to_numpy()
+        if name in numeric:
+            domain = np.asarray(hist.domains[hist.attributes.index(name)], dtype=float)
+            span = float(domain.max() - domain.min()) or 1.0
+            columns.append(values.astype(float) / span)
+            is_numeric.append(True)
+        else:
+            codes = pd.Index(hist.domains[hist.attributes.index(name)]).get_indexer(values)
+            columns.append(codes.astype(float))
+            is_numeric.append(False)
+    if not columns:
+        return np.zeros((hist.n_cells, 0)), np.zeros(0, dtype=bool)
+    return np.stack(columns, axis=1), np.asarray(is_numeric)
+
+
+def _d_swap(a: np.ndarray, b: np.ndarray, is_numeric: np.ndarray) -> np.ndarray:
+    """d_swap between rows of ``a`` and ``b`` (broadcast), as in the appendix."""
+    diff = np.abs(a - b)
+    return np.where(is_numeric, diff, diff > 0).sum(axis=-1)
+
+
+# ------------------------------------------------------------------ traditional
+def _check_common(hist, qi, rate, rng, reps):
+    qi = _qi_tuple(hist, qi)
+    rate = check_probability(rate, "rate", open_low=False)
+    rng = check_rng(rng)
+    reps = check_positive_int(reps, "reps")
+    return qi, rate, rng, reps
+
+
+def swapping(
+    records_or_histogram: Histogram | pd.DataFrame,
+    *,
+    qi: Sequence[str] = DEFAULT_QI,
+    rate: float,
+    rng: np.random.Generator,
+    reps: int = 1,
+    features: Sequence[str] | None = None,
+    numeric: Sequence[str] = (),
+    attributes: Sequence[str] | None = None,
+) -> np.ndarray:
+    """Traditional nearest-neighbour swapping, released histogram counts ``(reps, n_cells)``.
+
+    Parameters
+    ----------
+    records_or_histogram
+        A :class:`~dadp_lite.histogram.Histogram` or a records DataFrame (counted over
+        ``attributes``, default the paper's five features).
+    qi
+        Quasi-identifier attributes whose values are swapped (default ``("race",)``).
+    rate
+        Fraction of records swapped, in [0, 1]; the loop runs ``floor(rate * N / 2)`` times.
+    rng, reps
+        Generator and number of independent repetitions.
+    features
+        The feature set Lambda of ``d_swap``; default the non-QI attributes. Must contain
+        every non-QI attribute.
+    numeric
+        Features of Lambda treated as numeric (``|a - b| / range``); the rest are
+        categorical (discrete metric).
+    """
+    hist = _as_histogram(records_or_histogram, attributes)
+    qi, rate, rng, reps = _check_common(hist, qi, rate, rng, reps)
+    features = _distance_features(hist, qi, features)
+    coords, is_numeric = _cell_distance_coordinates(hist, features, numeric)
+    counts = hist.counts
+    steps = swap_count(hist.total, rate)
+    out = np.broadcast_to(counts, (reps, hist.n_cells)).copy()
+    if steps == 0:
+        return out
+    # classes = distinct Lambda values among occupied cells
+    occupied = np.flatnonzero(counts)
+    keys, class_of = np.unique(coords[occupied], axis=0, return_inverse=True)
+    class_of = class_of.ravel()
+    n_classes = keys.shape[0]
+    distance = _d_swap(keys[:, None, :], keys[None, :, :], is_numeric)
+    class_cells = [occupied[class_of == c] for c in range(n_classes)]
+    class_size = np.bincount(class_of, weights=counts[occupied], minlength=n_classes).astype(
+        np.int64
+    )
+    group, qi_index, table = _cell_coordinates(hist, qi)
+
+    unswapped = np.broadcast_to(class_size, (reps, n_classes)).copy()
+    remaining = np.broadcast_to(counts, (reps, hist.n_cells)).copy()  # for cross-class draws
+    rows = np.arange(reps)
+    total = hist.total
+    for _ in range(steps):
+        target = rng.integers(0, total, size=reps)
+        picked = (np.cumsum(unswapped, axis=1) <= target[:, None]).sum(axis=1)
+        single = unswapped[rows, picked] == 1
+        unswapped[rows, picked] -= 2
+        total -= 2
+        for r in np.flatnonzero(single):
+            unswapped[r, picked[r]] = 0
+            _cross_class_swap(
+                r,
+                picked[r],
+                unswapped,
+                remaining,
+                distance,
+                class_cells,
+                group,
+                qi_index,
+                table,
+                out,
+                rng,
+            )
+    return out
+
+
+def _cross_class_swap(
+    r, c, unswapped, remaining, distance, class_cells, group, qi_index, table, out, rng
+) -> None:
+    """The last unswapped record of class ``c`` swaps with its nearest unswapped record."""
+    open_classes = np.flatnonzero(unswapped[r] > 0)
+    gaps = distance[c, open_classes]
+    nearest = open_classes[gaps <= gaps.min() + _TIE_TOLERANCE]
+    weights = unswapped[r, nearest].astype(float)
+    partner = nearest[rng.choice(nearest.size, p=weights / weights.sum())]
+    unswapped[r, partner] -= 1
+    cell_a = _draw_cell(r, class_cells[c], remaining, rng)
+    cell_b = _draw_cell(r, class_cells[partner], remaining, rng)
+    new_a = table[group[cell_a], qi_index[cell_b]]
+    new_b = table[group[cell_b], qi_index[cell_a]]
+    out[r, cell_a] -= 1
+    out[r, cell_b] -= 1
+    out[r, new_a] += 1
+    out[r, new_b] += 1
+
+
+def _draw_cell(r: int, cells: np.ndarray, remaining: np.ndarray, rng) -> int:
+    """A uniformly random not-yet-drawn record of the class; returns its cell."""
+    weights = remaining[r, cells]
+    position = rng.integers(0, weights.sum())
+    cell = cells[np.searchsorted(np.cumsum(weights), position, side="right")]
+    remaining[r, cell] -= 1
+    return int(cell)
+
+
+def swapping_reference(
+    records_or_histogram: Histogram | pd.DataFrame,
+    *,
+    qi: Sequence[str] = DEFAULT_QI,
+    rate: float,
+    rng: np.random.Generator,
+    reps: int = 1,
+    features: Sequence[str] | None = None,
+    numeric: Sequence[str] = (),
+    attributes: Sequence[str] | None = None,
+) -> np.ndarray:
+    """The appendix algorithm record by record (slow; for tests and benchmarks).
+
+    Same arguments and output as :func:`swapping`, except that ``features`` may be any
+    subset of the attributes.
+    """
+    hist = _as_histogram(records_or_histogram, attributes)
+    qi, rate, rng, reps = _check_common(hist, qi, rate, rng, reps)
+    if features is None:
+        features = tuple(a for a in hist.attributes if a not in qi)
+    features = (features,) if isinstance(features, str) else tuple(features)
+    if any(f not in hist.attributes for f in features):
+        raise ValueError(f"features holds unknown attribute(s): {features}")
+    coords, is_numeric = _cell_distance_coordinates(hist, features, numeric)
+    group, qi_index, table = _cell_coordinates(hist, qi)
+    record_cells = np.repeat(np.arange(hist.n_cells), hist.counts)
+    steps = swap_count(hist.total, rate)
+    out = np.empty((reps, hist.n_cells), dtype=np.int64)
+    for rep in range(reps):
+        groups_of, qis_of = group[record_cells].copy(), qi_index[record_cells].copy()
+        lam = coords[record_cells]
+        free = np.ones(record_cells.size, dtype=bool)
+        for _ in range(steps):
+            i = rng.choice(np.flatnonzero(free))
+            free[i] = False
+            others = np.flatnonzero(free)
+            gaps = _d_swap(lam[others], lam[i], is_numeric)
+            ties = others[gaps <= gaps.min() + _TIE_TOLERANCE]
+            s = rng.choice(ties)
+            free[s] = False
+            qis_of[i], qis_of[s] = qis_of[s], qis_of[i]
+            # Lambda may contain QI features: keep the distance coordinates in sync
+            lam[i], lam[s] = (
+                coords[table[groups_of[i], qis_of[i]]],
+                coords[table[groups_of[s], qis_of[s]]],
+            )
+        out[rep] = np.bincount(table[groups_of, qis_of], minlength=hist.n_cells)
+    return out
+
+
+# ----------------------------------------------------------------------- DP swapping
+def dp_swapping_keep_probability(epsilon: float, n_q: int) -> float:
+    """gamma = e^eps / (e^eps + n_Q - 1), the probability a QI value is kept."""
+    epsilon = check_epsilon(epsilon)
+    n_q = check_positive_int(n_q, "n_q", minimum=2)
+    return 1.0 / (1.0 + (n_q - 1) * math.exp(-epsilon))
+
+
+def dp_swapping(
+    counts_or_histogram: Histogram | pd.DataFrame,
+    *,
+    qi: Sequence[str] = DEFAULT_QI,
+    epsilon: float,
+    rng: np.random.Generator,
+    reps: int = 1,
+    unit: str = "cell",
+    attributes: Sequence[str] | None = None,
+) -> np.ndarray:
+    """DP swapping, released histogram counts of shape ``(reps, n_cells)``.
+
+    Parameters
+    ----------
+    counts_or_histogram
+        A :class:`~dadp_lite.histogram.Histogram` (or records, counted over ``attributes``).
+    qi
+        Quasi-identifier attributes (default ``("race",)``, n_Q = 9).
+    epsilon
+        Privacy parameter; gamma = e^eps / (e^eps + n_Q - 1).
+    unit
+        ``"cell"``: each cell's whole count keeps its QI value w.p. gamma, else moves to a
+        uniform other QI value of its group (main text). ``"record"``: each record does so
+        independently (appendix algorithm).
+    """
+    hist = _as_histogram(counts_or_histogram, attributes)
+    qi = _qi_tuple(hist, qi)
+    epsilon = check_epsilon(epsilon)
+    rng = check_rng(rng)
+    reps = check_positive_int(reps, "reps")
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    n_q = hist.n_qi(qi)
+    gamma = dp_swapping_keep_probability(epsilon, n_q)
+    matrix = hist.to_qi_matrix(qi)
+    if unit == "cell":
+        released = _dp_swapping_cells(matrix, gamma, rng, reps)
+    else:
+        released = _dp_swapping_records(matrix, gamma, rng, reps)
+    return hist.from_qi_matrix(qi, released)
+
+
+def _dp_swapping_cells(matrix: np.ndarray, gamma: float, rng, reps: int) -> np.ndarray:
+    n_groups, n_q = matrix.shape
+    g_idx, q_idx = np.nonzero(matrix)
+    size = (reps, g_idx.size)
+    keep = rng.random(size) < gamma
+    shift = rng.integers(1, n_q, size=size)
+    destination = np.where(keep, q_idx, (q_idx + shift) % n_q)
+    flat = (np.arange(reps)[:, None] * n_groups + g_idx) * n_q + destination
+    weights = np.broadcast_to(matrix[g_idx, q_idx], size)
+    out = np.bincount(flat.ravel(), weights=weights.ravel(), minlength=reps * n_groups * n_q)
+    return out.reshape(reps, n_groups, n_q).astype(np.int64)
+
+
+def _dp_swapping_records(matrix: np.ndarray, gamma: float, rng, reps: int) -> np.ndarray:
+    n_groups, n_q = matrix.shape
+    out = np.zeros((reps, n_groups, n_q), dtype=np.int64)
+    moved = (1.0 - gamma) / (n_q - 1)
+    for q in range(n_q):
+        rows = np.flatnonzero(matrix[:, q])
+        if rows.size == 0:
+            continue
+        pvals = np.full(n_q, moved)
+        pvals[q] = gamma
+        trials = np.broadcast_to(matrix[rows, q], (reps, rows.size))
+        out[:, rows, :] += rng.multinomial(trials, pvals)
+    return out
+
+
+# ------------------------------------------------------------------------------ sweep
+def _summarise(released: np.ndarray, true: np.ndarray, rng, n_boot: int) -> dict:
+    errors = l1_error(released, true)
+    reps = released.shape[0]
+    bias = empirical_bias(released, true).mean
+    boot = [
+        alpha_fairness(released[rng.integers(0, reps, reps)].mean(axis=0) - true)
+        for _ in range(n_boot)
+    ]
+    return {
+        "l1_error": float(errors.mean()),
+        "l1_error_se": float(errors.std(ddof=1) / math.sqrt(reps)),
+        "bias_l1": l1_norm(bias),
+        "alpha": alpha_fairness(bias),
+        "alpha_se": float(np.std(boot, ddof=1)),
+    }
+
+
+def swapping_sweep(
+    hist: Histogram,
+    *,
+    rates: Sequence[float],
+    epsilons: Sequence[float],
+    reps: int,
+    seed: int,
+    qi: Sequence[str] = DEFAULT_QI,
+    units: Sequence[str] = UNITS,
+    n_boot: int = 100,
+) -> pd.DataFrame:
+    """Monte Carlo sweep of traditional swapping over ``rates`` and DP swapping over ``epsilons``.
+
+    One row per configuration: ``mechanism``, ``unit`` ("-" for traditional), ``rate``,
+    ``epsilon``, ``fraction`` (the share of records whose QI value is redrawn: ``rate`` for
+    traditional swapping, ``1 - gamma`` for DP swapping), the mean L1 error
+    ``||x~ - x||_1`` and its SE, the L1 norm of the empirical bias, the empirical alpha and
+    its bootstrap SE. Each configuration draws from its own child of ``SeedSequence(seed)``
+    keyed by its values; repetitions run through :func:`dadp_lite.simulate.simulate`.
+    """
+    hist = _as_histogram(hist, None)
+    qi = _qi_tuple(hist, qi)
+    reps = check_positive_int(reps, "reps", minimum=2)
+    rates = [check_probability(r, "rate", open_low=False) for r in rates]
+    epsilons = [check_epsilon(e) for e in epsilons]
+    for unit in units:
+        if unit not in UNITS:
+            raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    n_q = hist.n_qi(qi)
+    root = np.random.SeedSequence(seed)
+    configs = [("swapping", "-", r, math.nan, r) for r in rates] + [
+        ("dp_swapping", u, math.nan, e, 1.0 - dp_swapping_keep_probability(e, n_q))
+        for u in units
+        for e in epsilons
+    ]
+    rows = []
+    for mechanism, unit, rate, epsilon, fraction in configs:
+        key = (int(mechanism == "dp_swapping"), (("-",) + UNITS).index(unit),
+               round(0 if math.isnan(rate) else rate * 1e6),
+               round(0 if math.isnan(epsilon) else epsilon * 1e6))  # fmt: skip
+        sim_seed, boot_seed = np.random.SeedSequence(root.entropy, spawn_key=key).spawn(2)
+        if mechanism == "swapping":
+            params = {"qi": qi, "rate": rate}
+            released = simulate(swapping, hist, reps=reps, seed=sim_seed, progress=False, **params)
+        else:
+            params = {"qi": qi, "epsilon": epsilon, "unit": unit}
+            released = simulate(
+                dp_swapping, hist, reps=reps, seed=sim_seed, progress=False, **params
+            )
+        summary = _summarise(released, hist.counts, make_rng(boot_seed), n_boot)
+        rows.append({"mechanism": mechanism, "unit": unit, "rate": rate, "epsilon": epsilon,
+                     "fraction": fraction, **summary})  # fmt: skip
+    return pd.DataFrame(rows)

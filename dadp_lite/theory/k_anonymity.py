@@ -1,0 +1,205 @@
+"""DP k-anonymity: the paper's privacy function d(k, beta, epsilon), exact deltas, bias.
+
+The mechanism keeps every record independently with probability ``beta`` and then runs
+k-anonymity (Mondrian) and reconstruction on the kept records. Everything after the
+subsampling is post-processing, so the privacy of the whole mechanism is bounded by that
+of the subsample, which as a histogram is the vector of independent Binomial(x_i, beta)
+thinned counts.
+
+Printed (Theorem "beta_dp_param" of :cite:`zhu2023privacy`)::
+
+    d(k, beta, eps) = 1 - min_{w in [B]} ( sum_{j=0}^{nu} f(j; w, beta) )^2,
+    nu = floor((1 - exp(-eps)) w),
+    f(j; w, beta) = C(w, j) beta^w (1 - beta)^(w - j)        (as printed)
+
+The printed ``f`` is not a probability mass function: it sums to
+``(beta (2 - beta))^w < 1``. The binomial pmf is ``C(w, j) beta^j (1 - beta)^(w - j)``.
+``k`` does not occur on the right-hand side at all.
+
+Adjacency: ``"replace"`` (one record changes cell, as in the paper's proof) and
+``"add_remove"`` (one record more or less); see :mod:`dadp_lite.theory.privacy`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import comb, gammaln
+from scipy.stats import binom
+
+from dadp_lite._validate import check_epsilon, check_positive_int, check_probability
+from dadp_lite.theory.privacy import binomial_pmf, exact_delta
+
+__all__ = [
+    "TAIL_4_5_SIGMA",
+    "compare_indicator_bias",
+    "d_as_printed",
+    "d_corrected",
+    "indicator_bias",
+    "indicator_bias_as_printed",
+    "printed_pmf",
+    "printed_pmf_total",
+    "subsampling_delta",
+    "subsampling_pair_delta",
+]
+
+
+def _nu(w: int, epsilon: float) -> int:
+    return math.floor(-math.expm1(-epsilon) * w)
+
+
+def printed_pmf(w: int, beta: float) -> np.ndarray:
+    """The paper's f(j; w, beta) = C(w, j) beta^w (1 - beta)^(w - j), for j = 0..w."""
+    w = check_positive_int(w, "w", minimum=0)
+    beta = check_probability(beta, "beta")
+    j = np.arange(w + 1)
+    if beta == 1.0:
+        return np.where(j == w, 1.0, 0.0)
+    log_choose = gammaln(w + 1) - gammaln(j + 1) - gammaln(w - j + 1)
+    return np.exp(log_choose + w * math.log(beta) + (w - j) * math.log1p(-beta))
+
+
+def printed_pmf_total(w: int, beta: float) -> float:
+    """Closed form of ``printed_pmf(w, beta).sum()``: (beta (2 - beta))^w."""
+    w = check_positive_int(w, "w", minimum=0)
+    beta = check_probability(beta, "beta")
+    return (beta * (2 - beta)) ** w
+
+
+def _d(k: int, beta: float, epsilon: float, bound: int, pmf) -> float:
+    check_positive_int(k, "k")
+    beta = check_probability(beta, "beta")
+    epsilon = check_epsilon(epsilon)
+    bound = check_positive_int(bound, "bound")
+    sums = [pmf(w, beta)[: _nu(w, epsilon) + 1].sum() for w in range(1, bound + 1)]
+    return float(1 - min(sums) ** 2)
+
+
+def d_as_printed(k: int, beta: float, epsilon: float, bound: int) -> float:
+    """d(k, beta, eps) exactly as printed, with the printed (non-pmf) f and w in 1..bound.
+
+    ``k`` is validated and otherwise ignored: it does not occur in the printed formula.
+    """
+    return _d(k, beta, epsilon, bound, printed_pmf)
+
+
+def d_corrected(k: int, beta: float, epsilon: float, bound: int) -> float:
+    """d with f the Binomial(w, beta) pmf: 1 - min_w P(Bin(w, beta) <= nu_w)^2.
+
+    ``k`` is validated and otherwise ignored.
+    """
+    return _d(k, beta, epsilon, bound, lambda w, b: binom.pmf(np.arange(w + 1), w, b))
+
+
+def _padded(pmf: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros(size)
+    out[: pmf.size] = pmf
+    return out
+
+
+def subsampling_pair_delta(
+    x_from: tuple[int, ...], x_to: tuple[int, ...], beta: float, epsilon: float | np.ndarray
+) -> float | np.ndarray:
+    """Exact delta (both directions) of Binomial thinning between two histograms.
+
+    Only the cells where ``x_from`` and ``x_to`` differ are enumerated: the other cells
+    have identical output laws and cancel in the hockey-stick divergence.
+    """
+    beta = check_probability(beta, "beta")
+    a = np.asarray(x_from, dtype=np.int64)
+    b = np.asarray(x_to, dtype=np.int64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("x_from and x_to must be 1-d histograms of the same length")
+    differ = np.flatnonzero(a != b)
+    if differ.size == 0:
+        return np.zeros(np.shape(epsilon)) if np.ndim(epsilon) else 0.0
+    p = np.ones(1)
+    q = np.ones(1)
+    for i in differ:
+        size = max(a[i], b[i]) + 1
+        p = np.multiply.outer(p, _padded(binomial_pmf(int(a[i]), beta), size)).ravel()
+        q = np.multiply.outer(q, _padded(binomial_pmf(int(b[i]), beta), size)).ravel()
+    return exact_delta(p / p.sum(), q / q.sum(), epsilon)
+
+
+def subsampling_delta(
+    beta: float, epsilon: float | np.ndarray, bound: int, adjacency: str
+) -> float | np.ndarray:
+    """Exact worst-case delta of the Bernoulli(beta) subsample released as a histogram.
+
+    Maximum over all neighbouring histograms with counts in 0..bound (any number of
+    cells: only the one or two cells that differ matter). ``"replace"``: cells
+    ``(a, b) -> (a - 1, b + 1)``; ``"add_remove"``: one cell ``x -> x + 1``.
+    """
+    bound = check_positive_int(bound, "bound")
+    if adjacency not in ("replace", "add_remove"):
+        raise ValueError(f"adjacency must be 'replace' or 'add_remove', got {adjacency!r}")
+    if adjacency == "add_remove":
+        pairs = [((x,), (x + 1,)) for x in range(bound)]
+    else:
+        pairs = [((a, b), (a - 1, b + 1)) for a in range(1, bound + 1) for b in range(bound)]
+    worst = None
+    for x_from, x_to in pairs:
+        delta = subsampling_pair_delta(x_from, x_to, beta, epsilon)
+        worst = delta if worst is None else np.maximum(worst, delta)
+    return float(worst) if np.ndim(worst) == 0 else worst
+
+
+def indicator_bias_as_printed(x: np.ndarray, k: int, beta: float) -> np.ndarray:
+    """The paper's bias theorem, summed exactly as printed.
+
+    For x_i >= k: sum_{j = x_i - k + 1}^{x_i} C(x_i, j) beta^(x_i - j) (1 - beta)^j;
+    otherwise 0. This is the bias of the indicator 1{x_i(D_beta) < k} against
+    1{x_i < k}, not of a released histogram.
+    """
+    k = check_positive_int(k, "k")
+    beta = check_probability(beta, "beta")
+    x = np.asarray(x, dtype=np.int64)
+    out = np.zeros(x.shape)
+    for index, count in np.ndenumerate(x):
+        if count >= k:
+            j = np.arange(count - k + 1, count + 1)
+            out[index] = float(np.sum(comb(count, j) * beta ** (count - j) * (1 - beta) ** j))
+    return out
+
+
+def indicator_bias(x: np.ndarray, k: int, beta: float) -> np.ndarray:
+    """P(Binomial(x_i, beta) < k) - 1{x_i < k}, computed from scipy's binomial cdf."""
+    k = check_positive_int(k, "k")
+    beta = check_probability(beta, "beta")
+    x = np.asarray(x, dtype=np.int64)
+    return binom.cdf(k - 1, x, beta) - (x < k)
+
+
+#: Two-sided tail probability of a 4.5-sigma normal deviation (about 6.8e-6).
+TAIL_4_5_SIGMA = math.erfc(4.5 / math.sqrt(2))
+
+
+def compare_indicator_bias(indicator: np.ndarray, expected: np.ndarray) -> dict[str, float]:
+    """Test simulated indicator differences ``(reps, n)`` against their expected bias.
+
+    In each cell the indicator difference takes two values, so the number of repetitions
+    in which it differs from ``1{x_i < k}`` is Binomial(R, b_i) under the theorem, with
+    b_i the expected bias. Each cell gets the exact two-sided binomial tail probability of
+    its observed count (cells with b_i = 0 must never differ). Returns ``min_p_value``
+    (to be compared with :data:`TAIL_4_5_SIGMA`), ``max_abs_z`` (z-score with the
+    theorem's standard error sqrt(b (1 - b) / R), over cells with R b (1 - b) >= 10, where
+    the normal approximation is fair), ``n_tested`` and ``n_normal``.
+    """
+    indicator = np.asarray(indicator, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    reps = indicator.shape[0]
+    hits = np.rint(np.abs(indicator).sum(axis=0)).astype(np.int64)
+    b = np.abs(expected)
+    lower = binom.cdf(hits, reps, b)
+    upper = binom.sf(hits - 1, reps, b)
+    p_value = np.minimum(1.0, 2 * np.minimum(lower, upper))
+    normal = reps * b * (1 - b) >= 10
+    z = (hits[normal] / reps - b[normal]) / np.sqrt(b[normal] * (1 - b[normal]) / reps)
+    return {
+        "min_p_value": float(p_value.min()),
+        "max_abs_z": float(np.abs(z).max()) if z.size else 0.0,
+        "n_tested": int(b.size),
+        "n_normal": int(normal.sum()),
+    }

@@ -1,0 +1,369 @@
+"""DP swapping: the paper's privacy theorem, bias proposition and L1 theorem, and exact answers.
+
+Printed forms (named ``*_as_printed``) sit next to independent computations:
+
+* privacy: exact worst-case delta by enumerating small histograms and all neighbouring pairs
+  (:func:`dp_swapping_exact_delta`), for both units and three adjacencies; closed forms for
+  the per-cell version (:func:`dp_swapping_cell_delta`) and the per-record version
+  (:func:`dp_swapping_record_delta`, k-ary randomized response);
+* bias: the expected release computed from the QI transition matrix
+  (:func:`dp_swapping_expected_release`), against the printed per-cell bias and the printed
+  L1 expression with mean absolute deviations.
+
+Notation: ``n_Q`` is the size of the QI universe, gamma = e^eps / (e^eps + n_Q - 1) the
+probability of keeping a QI value, and the *group* of a cell is the set ``I_i`` of cells that
+share its non-QI values (a row of :meth:`Histogram.to_qi_matrix`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from dadp_lite._validate import check_epsilon, check_positive_int
+from dadp_lite.histogram import Histogram
+from dadp_lite.theory.privacy import ADJACENCIES, exact_delta, histograms_up_to, neighbours
+
+__all__ = [
+    "dp_swapping_bias_as_printed",
+    "dp_swapping_bias_l1_as_printed",
+    "dp_swapping_bias_l1_groups_once",
+    "dp_swapping_cell_delta",
+    "dp_swapping_colocation_probability",
+    "dp_swapping_delta",
+    "dp_swapping_delta_as_printed",
+    "dp_swapping_delta_proof_line3",
+    "dp_swapping_exact_delta",
+    "dp_swapping_expected_release",
+    "dp_swapping_gamma",
+    "dp_swapping_output_distribution",
+    "dp_swapping_pair_delta",
+    "dp_swapping_record_delta",
+    "dp_swapping_release_variance",
+    "dp_swapping_transition_matrix",
+    "mean_absolute_deviation",
+]
+
+UNITS = ("cell", "record")
+
+
+# ----------------------------------------------------------------------- basics
+def _epsilon_array(epsilon: object) -> np.ndarray:
+    eps = np.asarray(epsilon, dtype=float)
+    if eps.ndim == 0:
+        check_epsilon(float(eps))
+    elif not np.all(np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
+    return eps
+
+
+def _n_q(n_q: object) -> int:
+    return check_positive_int(n_q, "n_q", minimum=2)
+
+
+def _out(value: np.ndarray) -> float | np.ndarray:
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def dp_swapping_gamma(epsilon, n_q: int) -> float | np.ndarray:
+    """gamma = e^eps / (e^eps + n_Q - 1) (vectorised over ``epsilon``)."""
+    eps, n = _epsilon_array(epsilon), _n_q(n_q)
+    return _out(1.0 / (1.0 + (n - 1) * np.exp(-eps)))
+
+
+def dp_swapping_colocation_probability(epsilon, n_q: int) -> float | np.ndarray:
+    """Probability that two items starting at different QI values end at the same one.
+
+    ``2 gamma (1 - gamma) / (n_Q - 1) + (n_Q - 2) ((1 - gamma) / (n_Q - 1))^2``.
+    """
+    n = _n_q(n_q)
+    g = np.asarray(dp_swapping_gamma(epsilon, n))
+    other = (1.0 - g) / (n - 1)
+    return _out(2 * g * other + (n - 2) * other**2)
+
+
+def dp_swapping_delta_as_printed(epsilon, n_q: int) -> float | np.ndarray:
+    """The theorem's delta: ``1 - (1 - gamma^2)/(n_Q - 1) - ((1 - gamma)/(n_Q - 1))^2``."""
+    n = _n_q(n_q)
+    g = np.asarray(dp_swapping_gamma(epsilon, n))
+    return _out(1.0 - (1.0 - g**2) / (n - 1) - ((1.0 - g) / (n - 1)) ** 2)
+
+
+def dp_swapping_delta_proof_line3(epsilon, n_q: int) -> float | np.ndarray:
+    """Third line of the proof, with its ``n_N - 2`` read as ``n_Q - 2``.
+
+    ``1 - 2 gamma (1 - gamma)/(n_Q - 1) - (n_Q - 2)((1 - gamma)/(n_Q - 1))^2``, i.e. one minus
+    :func:`dp_swapping_colocation_probability`. It differs from the printed last line by
+    ``2 ((1 - gamma)/(n_Q - 1))^2``.
+    """
+    return _out(1.0 - np.asarray(dp_swapping_colocation_probability(epsilon, n_q)))
+
+
+def dp_swapping_cell_delta(epsilon, n_q: int, bound: int = 2) -> float | np.ndarray:
+    """Exact worst-case delta of per-cell DP swapping under ``"qi_replace"`` adjacency.
+
+    With counts bounded by ``bound`` >= 2 the worst pair is a cell of count 2 (alone in its
+    group) against the same group with one record moved to another QI value: the second
+    release splits into two blocks that land apart with probability one minus the
+    colocation probability, and the first release can never show two occupied cells. Hence
+    ``delta = 1 - colocation = dp_swapping_delta_proof_line3``. With ``bound == 1`` every
+    block is a single record and the mechanism is k-ary randomized response: delta = 0.
+    (Checked against :func:`dp_swapping_exact_delta`.)
+    """
+    bound = check_positive_int(bound, "bound")
+    line3 = np.asarray(dp_swapping_delta_proof_line3(epsilon, n_q))
+    return _out(line3 if bound >= 2 else np.zeros_like(line3))
+
+
+def dp_swapping_record_delta(
+    epsilon, n_q: int, adjacency: str = "qi_replace"
+) -> float | np.ndarray:
+    """Exact delta of per-record DP swapping (appendix algorithm).
+
+    ``"qi_replace"``: each record's QI goes through k-ary randomized response with keep
+    probability gamma, whose likelihood ratio is at most gamma / ((1 - gamma)/(n_Q - 1)) =
+    e^eps, so delta = 0 for the record-level release and (post-processing) the histogram.
+    ``"replace"``/``"add_remove"``: the non-QI marginal is released exactly, so delta = 1.
+    """
+    if adjacency not in ADJACENCIES:
+        raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
+    eps = _epsilon_array(epsilon)
+    _n_q(n_q)
+    value = np.zeros(eps.shape) if adjacency == "qi_replace" else np.ones(eps.shape)
+    return _out(value)
+
+
+def dp_swapping_delta(
+    epsilon, n_q: int, *, unit: str, adjacency: str, bound: int = 2
+) -> float | np.ndarray:
+    """Exact worst-case delta of DP swapping (closed forms checked by enumeration).
+
+    ``"qi_replace"``: :func:`dp_swapping_cell_delta` for ``unit="cell"``, 0 for
+    ``unit="record"``. ``"replace"`` and ``"add_remove"``: 1 for both units.
+    """
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    if unit == "cell" and adjacency == "qi_replace":
+        return dp_swapping_cell_delta(epsilon, n_q, bound)
+    return dp_swapping_record_delta(epsilon, n_q, adjacency)
+
+
+# --------------------------------------------------------------- exact output laws
+def dp_swapping_transition_matrix(epsilon: float, n_q: int) -> np.ndarray:
+    """``P[q, r]`` = probability that QI value q is released as r (gamma on the diagonal)."""
+    n = _n_q(n_q)
+    g = float(dp_swapping_gamma(check_epsilon(epsilon), n))
+    matrix = np.full((n, n), (1.0 - g) / (n - 1))
+    np.fill_diagonal(matrix, g)
+    return matrix
+
+
+def _check_matrix(matrix: object) -> np.ndarray:
+    array = np.asarray(matrix)
+    if array.ndim != 2 or array.shape[1] < 2:
+        raise ValueError(f"matrix must have shape (n_groups, n_Q) with n_Q >= 2, got {array.shape}")
+    if np.any(array < 0) or np.any(array != np.round(array)):
+        raise ValueError("matrix must hold non-negative integer counts")
+    return array.astype(np.int64)
+
+
+def _group_law_cells(row: np.ndarray, transition: np.ndarray) -> dict[tuple, float]:
+    n_q = row.size
+    occupied = np.flatnonzero(row)
+    law: dict[tuple, float] = {}
+    for destinations in itertools.product(range(n_q), repeat=occupied.size):
+        out = np.zeros(n_q, dtype=np.int64)
+        prob = 1.0
+        for q, d in zip(occupied, destinations):
+            out[d] += row[q]
+            prob *= transition[q, d]
+        key = tuple(out)
+        law[key] = law.get(key, 0.0) + prob
+    return law
+
+
+def _multinomial_law(trials: int, pvals: np.ndarray) -> dict[tuple, float]:
+    law: dict[tuple, float] = {}
+    n_q = pvals.size
+    for combo in itertools.combinations_with_replacement(range(n_q), trials):
+        out = np.bincount(np.asarray(combo, dtype=np.int64), minlength=n_q)
+        log_coef = math.lgamma(trials + 1) - sum(math.lgamma(c + 1) for c in out)
+        prob = math.exp(log_coef) * float(np.prod(pvals**out))
+        law[tuple(out)] = prob
+    return law
+
+
+def _convolve(a: dict[tuple, float], b: dict[tuple, float], concat: bool) -> dict[tuple, float]:
+    law: dict[tuple, float] = {}
+    for ka, pa in a.items():
+        for kb, pb in b.items():
+            key = ka + kb if concat else tuple(x + y for x, y in zip(ka, kb))
+            law[key] = law.get(key, 0.0) + pa * pb
+    return law
+
+
+def _group_law_records(row: np.ndarray, transition: np.ndarray) -> dict[tuple, float]:
+    law: dict[tuple, float] = {tuple([0] * row.size): 1.0}
+    for q in np.flatnonzero(row):
+        law = _convolve(law, _multinomial_law(int(row[q]), transition[q]), concat=False)
+    return law
+
+
+def dp_swapping_output_distribution(
+    matrix: object, epsilon: float, unit: str
+) -> dict[tuple, float]:
+    """Exact law of the released QI matrix (flattened, row-major) as ``{outcome: prob}``.
+
+    ``matrix`` has shape (n_groups, n_Q). Groups are independent; within a group, ``"cell"``
+    moves each occupied cell's whole count to one destination, ``"record"`` moves each
+    record independently (a sum of multinomials).
+    """
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    matrix = _check_matrix(matrix)
+    transition = dp_swapping_transition_matrix(epsilon, matrix.shape[1])
+    group_law = _group_law_cells if unit == "cell" else _group_law_records
+    law: dict[tuple, float] = {(): 1.0}
+    for row in matrix:
+        law = _convolve(law, group_law(row, transition), concat=True)
+    return law
+
+
+def _pair_delta(p: dict, q: dict, eps: np.ndarray) -> np.ndarray:
+    support = list(set(p) | set(q))
+    pv = np.array([p.get(o, 0.0) for o in support])
+    qv = np.array([q.get(o, 0.0) for o in support])
+    return np.atleast_1d(exact_delta(pv / pv.sum(), qv / qv.sum(), eps))
+
+
+def dp_swapping_pair_delta(x: object, y: object, epsilon: float, unit: str) -> float:
+    """Exact delta (both directions) between the releases on QI matrices ``x`` and ``y``."""
+    epsilon = check_epsilon(epsilon)
+    law_x = dp_swapping_output_distribution(x, epsilon, unit)
+    law_y = dp_swapping_output_distribution(y, epsilon, unit)
+    return float(_pair_delta(law_x, law_y, np.asarray(epsilon))[0])
+
+
+def dp_swapping_exact_delta(
+    epsilon,
+    *,
+    n_q: int,
+    n_groups: int,
+    bound: int,
+    unit: str,
+    adjacency: str,
+    return_pair: bool = False,
+):
+    """Worst-case exact delta over all histograms with counts in 0..``bound``.
+
+    Enumerates every histogram of ``n_groups * n_q`` cells, every neighbour under
+    ``adjacency`` (``dadp_lite.theory.privacy.neighbours``) and takes the largest exact
+    delta (both directions). ``return_pair=True`` (scalar ``epsilon`` only) also returns one
+    worst pair of QI matrices, or None when every pair has delta 0.
+    """
+    n = _n_q(n_q)
+    n_groups = check_positive_int(n_groups, "n_groups")
+    eps = _epsilon_array(epsilon)
+    flat_eps = np.atleast_1d(eps).ravel()
+    groups = np.repeat(np.arange(n_groups), n)
+    cache: dict[tuple, dict] = {}
+
+    def law(h: np.ndarray) -> dict:
+        key = tuple(int(v) for v in h)
+        if key not in cache:
+            cache[key] = dp_swapping_output_distribution(
+                h.reshape(n_groups, n), float(flat_eps[0]), unit
+            )
+        return cache[key]
+
+    if flat_eps.size > 1:  # one law per epsilon: loop (laws depend on epsilon)
+        if return_pair:
+            raise ValueError("return_pair needs a scalar epsilon")
+        values = [
+            dp_swapping_exact_delta(
+                e, n_q=n, n_groups=n_groups, bound=bound, unit=unit, adjacency=adjacency
+            )
+            for e in flat_eps
+        ]
+        return np.asarray(values).reshape(eps.shape)
+    worst, pair = 0.0, None
+    for x in histograms_up_to(n_groups * n, bound):
+        for y in neighbours(x, adjacency, bound, groups):
+            value = float(_pair_delta(law(x), law(y), flat_eps)[0])
+            if value > worst + 1e-15:
+                worst, pair = value, (x.reshape(n_groups, n), y.reshape(n_groups, n))
+    return (worst, pair) if return_pair else worst
+
+
+# --------------------------------------------------------------------------- bias
+def _qi_matrix(hist: Histogram, qi: Sequence[str]) -> np.ndarray:
+    if not isinstance(hist, Histogram):
+        raise TypeError(f"hist must be a Histogram, got {type(hist).__name__}")
+    if hist.n_qi(qi) < 2:
+        raise ValueError(f"n_Q must be >= 2, got {hist.n_qi(qi)}")
+    return hist.to_qi_matrix(qi).astype(float)
+
+
+def dp_swapping_expected_release(hist: Histogram, qi: Sequence[str], epsilon: float) -> np.ndarray:
+    """E[M_SW(x)] per cell, from the QI transition matrix (same for both units)."""
+    matrix = _qi_matrix(hist, qi)
+    expected = matrix @ dp_swapping_transition_matrix(epsilon, matrix.shape[1])
+    return hist.from_qi_matrix(qi, expected)
+
+
+def dp_swapping_release_variance(
+    hist: Histogram, qi: Sequence[str], epsilon: float, unit: str
+) -> np.ndarray:
+    """Exact variance of each released cell count.
+
+    Units of count land independently on QI values (blocks of ``x_j`` per cell, or single
+    records), so ``Var = sum_j w_j^2 p_j (1 - p_j)`` over the cells j of the group, with
+    ``p_j`` the probability of landing on the cell and ``w_j = x_j`` (cell) or
+    ``Var = sum_j x_j p_j (1 - p_j)`` (record).
+    """
+    if unit not in UNITS:
+        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    matrix = _qi_matrix(hist, qi)
+    transition = dp_swapping_transition_matrix(epsilon, matrix.shape[1])
+    weight = matrix**2 if unit == "cell" else matrix
+    return hist.from_qi_matrix(qi, weight @ (transition * (1.0 - transition)))
+
+
+def dp_swapping_bias_as_printed(hist: Histogram, qi: Sequence[str], epsilon: float) -> np.ndarray:
+    """Proposition: bias_i = (sum_{j in I_i} x_j - n_Q x_i) / (e^eps + n_Q - 1), per cell."""
+    matrix = _qi_matrix(hist, qi)
+    n_q = matrix.shape[1]
+    epsilon = check_epsilon(epsilon)
+    bias = (matrix.sum(axis=1, keepdims=True) - n_q * matrix) / (math.exp(epsilon) + n_q - 1)
+    return hist.from_qi_matrix(qi, bias)
+
+
+def mean_absolute_deviation(values: object, axis: int = -1) -> np.ndarray:
+    """The paper's D_mean: ``(1/m) sum_j |x_j - (sum_l x_l)/m|`` along ``axis`` (m entries)."""
+    values = np.asarray(values, dtype=float)
+    return np.abs(values - values.mean(axis=axis, keepdims=True)).mean(axis=axis)
+
+
+def dp_swapping_bias_l1_as_printed(hist: Histogram, qi: Sequence[str], epsilon: float) -> float:
+    """The theorem: ``n_Q/(e^eps + n_Q - 1) * sum_{i=1}^{n} D_mean(x_{I_i})`` (sum over cells).
+
+    The sum runs over all n cells, so each group's D_mean is counted n_Q times.
+    """
+    matrix = _qi_matrix(hist, qi)
+    n_q = matrix.shape[1]
+    epsilon = check_epsilon(epsilon)
+    per_cell = np.repeat(mean_absolute_deviation(matrix, axis=1), n_q)  # D_mean(x_{I_i}) for each i
+    return float(n_q / (math.exp(epsilon) + n_q - 1) * per_cell.sum())
+
+
+def dp_swapping_bias_l1_groups_once(hist: Histogram, qi: Sequence[str], epsilon: float) -> float:
+    """The other reading of the theorem: the sum taken once per group (n / n_Q terms)."""
+    matrix = _qi_matrix(hist, qi)
+    n_q = matrix.shape[1]
+    epsilon = check_epsilon(epsilon)
+    return float(
+        n_q / (math.exp(epsilon) + n_q - 1) * mean_absolute_deviation(matrix, axis=1).sum()
+    )

@@ -1,0 +1,236 @@
+"""The built book in a real browser, offline: math rendered, figures loaded, no console errors.
+
+Uses the session build of conftest.py (the same one test_book.py checks), served from
+127.0.0.1 on a random port, and headless Chromium (Debian's ``chromium`` package) driven by
+Playwright with ``executable_path=/usr/bin/chromium`` (never ``playwright install``). Every
+request that leaves 127.0.0.1 is blocked and reported, so a CDN dependency fails the test
+even on a machine with internet access. Screenshots go to ``<build>/screenshots``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from dadp_lite import pipeline
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = pipeline.list_chapters(ROOT)
+CHROMIUM = os.environ.get("DADP_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PAGES = ["book/intro", "book/notation", *[f"notebooks/{s}" for s in CHAPTERS], "book/teaching"]
+# TeX left in the text after MathJax ran: \( \) \[ \] $$, or $...$ holding TeX syntax.
+RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
+
+pytestmark = pytest.mark.book
+
+
+def _require_browser():
+    """Skip without Chromium/Playwright on a developer machine; fail in CI (CI=true)."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing = "the playwright package (pip install -e '.[test]')"
+    else:
+        missing = None if shutil.which(CHROMIUM) or Path(CHROMIUM).is_file() else CHROMIUM
+        if missing:
+            missing += " (apt-get install -y chromium)"
+    if missing:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"browser test needs {missing}")
+        pytest.skip(f"browser test needs {missing}")
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - signature of the base class
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(html):
+    """Base URL of the built HTML served on 127.0.0.1 (random free port)."""
+    handler = functools.partial(_QuietHandler, directory=str(html))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(html):
+    folder = html.parent / "screenshots"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def _open(browser, url: str):
+    """Open ``url``; return the page and the console errors / blocked requests seen."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems: list[str] = []
+    page.on(
+        "console",
+        lambda msg: (
+            problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None
+        ),
+    )
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on(
+        "requestfailed",
+        lambda request: problems.append(f"request failed: {request.url} {request.failure}"),
+    )
+
+    def only_localhost(route):
+        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            problems.append(f"external request blocked: {route.request.url}")
+            route.abort()
+
+    page.route("**/*", only_localhost)
+    response = page.goto(url, wait_until="load")
+    assert response is not None and response.ok, f"{url}: HTTP {response and response.status}"
+    return page, problems
+
+
+def _wait_for_math(page) -> dict:
+    """Wait until MathJax (if the page loads it) has typeset; return counts and raw text."""
+    return page.evaluate(
+        """async () => {
+            const hasMathJax = !!document.querySelector('script[src*="mathjax"]');
+            if (hasMathJax) {
+                for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup
+                     && MathJax.startup.promise); i++) {
+                    await new Promise(r => setTimeout(r, 50));
+                }
+                await MathJax.startup.promise;
+            }
+            await document.fonts.ready;
+            const main = document.querySelector('main') || document.body;
+            const clone = main.cloneNode(true);
+            clone.querySelectorAll('pre, code, script, style, mjx-container, .cell_input')
+                 .forEach(e => e.remove());
+            return {
+                hasMathJax: hasMathJax,
+                mathJaxLoaded: !!(window.MathJax && MathJax.version),
+                source: document.querySelectorAll('.math').length,
+                rendered: document.querySelectorAll('mjx-container').length,
+                errors: document.querySelectorAll('mjx-merror').length,
+                text: clone.textContent,
+            };
+        }"""
+    )
+
+
+def _broken_images(page) -> list[str]:
+    return page.evaluate(
+        """() => Array.from(document.images)
+              .filter(img => !(img.complete && img.naturalWidth > 0))
+              .map(img => img.getAttribute('src'))"""
+    )
+
+
+@pytest.mark.parametrize("page_name", PAGES)
+def test_page_renders_math_and_figures_offline_without_console_errors(
+    browser, site, screenshots, page_name
+):
+    page, problems = _open(browser, f"{site}/{page_name}.html")
+    try:
+        math = _wait_for_math(page)
+        broken = _broken_images(page)
+        figures = page.locator("main img[src*='_images/']").count()
+        page.screenshot(path=str(screenshots / f"{page_name.replace('/', '--')}.png"))
+        page.screenshot(
+            path=str(screenshots / f"{page_name.replace('/', '--')}-full.png"), full_page=True
+        )
+    finally:
+        page.close()
+    if math["source"]:
+        assert math["hasMathJax"], f"{page_name}: math on the page but no MathJax script"
+        assert math["mathJaxLoaded"], f"{page_name}: MathJax did not load"
+        assert math["rendered"] >= math["source"], f"{page_name}: {math} not all typeset"
+        assert math["errors"] == 0, f"{page_name}: {math['errors']} MathJax error(s)"
+    leftovers = RAW_TEX.findall(math["text"])
+    assert not leftovers, f"{page_name}: raw TeX left in the page: {leftovers[:5]}"
+    assert not broken, f"{page_name}: images that did not load: {broken}"
+    if page_name.startswith("notebooks/"):
+        assert figures > 0, f"{page_name}: no figure image"
+    assert not problems, f"{page_name}:\n" + "\n".join(problems)
+
+
+def test_math_is_served_from_the_local_mathjax_copy(html):
+    for page in ["book/intro", *[f"notebooks/{s}" for s in CHAPTERS]]:
+        text = (html / f"{page}.html").read_text()
+        scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', text)
+        assert scripts, f"{page}: no MathJax script"
+        for src in scripts:
+            assert not src.startswith(("http:", "https:", "//")), f"{page}: CDN MathJax {src}"
+            local = (html / page).parent.joinpath(src.split("?")[0]).resolve()
+            assert local.is_file(), f"{page}: {src} is not in the build"
+
+
+def test_status_page_lists_every_chapter_with_its_time_and_the_versions(html):
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((html / "book" / "status.html").read_text(), "html.parser")
+    text = " ".join(soup.get_text(" ").split())
+    assert "profile quick" in text and "wall-clock execution time" in text
+    timed = {}
+    for row in soup.select("table tr"):
+        cells = row.find_all("td")
+        link = row.find("a", href=True)
+        if link and len(cells) >= 2:
+            timed[link["href"].split("#")[0]] = float(cells[1].get_text())
+    for slug in CHAPTERS:
+        seconds = timed.get(f"../notebooks/{slug}.html")
+        assert seconds is not None and seconds > 0, f"{slug} missing from the status table"
+    assert "numpy" in text and "jupyter-book" in text
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_chapter_page_offers_its_notebook_and_launch_buttons(html, slug):
+    from bs4 import BeautifulSoup
+
+    page = html / "notebooks" / f"{slug}.html"
+    soup = BeautifulSoup(page.read_text(), "html.parser")
+    downloads = [a["href"] for a in soup.select("a.btn-download-source-button")]
+    assert downloads == [f"../_sources/notebooks/{slug}.ipynb"], downloads
+    notebook = (page.parent / downloads[0]).resolve()
+    assert notebook.is_file(), f"{notebook} missing"
+    assert '"outputs"' in notebook.read_text()
+    import yaml
+
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    repo_path = urlparse(repository).path.strip("/")
+    links = [a["href"] for a in soup.find_all("a", href=True)]
+    assert any("mybinder.org" in h and repo_path in h for h in links), "no Binder button"
+    assert any("colab.research.google.com" in h and repo_path in h for h in links), "no Colab"

@@ -1,0 +1,146 @@
+"""DP k-anonymity theory: d as printed vs corrected vs exact, and the indicator bias."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import dadp_lite as dl
+from dadp_lite.theory.k_anonymity import (
+    TAIL_4_5_SIGMA,
+    compare_indicator_bias,
+    d_as_printed,
+    d_corrected,
+    indicator_bias,
+    indicator_bias_as_printed,
+    printed_pmf,
+    printed_pmf_total,
+    subsampling_delta,
+    subsampling_pair_delta,
+)
+from dadp_lite.theory.privacy import binomial_pmf, worst_case_delta
+
+EPSILONS = (0.5, 1.0, 2.0, 4.0)
+PAPER_TABLE_DELTA = {0.5: 0.878, 1.0: 0.906, 2.0: 0.981, 4.0: 0.999}  # Tables 1-3
+
+
+def beta_of(epsilon):
+    return 1 - math.exp(-epsilon)
+
+
+@pytest.mark.parametrize("w", [1, 3, 10])
+@pytest.mark.parametrize("beta", [0.2, 0.632, 0.95])
+def test_printed_f_is_not_a_pmf(w, beta):
+    total = printed_pmf(w, beta).sum()
+    assert total == pytest.approx(printed_pmf_total(w, beta), rel=1e-12)
+    assert total < 1 - 1e-3
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_corrected_d_reproduces_the_paper_table(epsilon):
+    for bound in (5, 50, 500):
+        value = d_corrected(2, beta_of(epsilon), epsilon, bound)
+        assert math.floor(value * 1000) / 1000 == PAPER_TABLE_DELTA[epsilon]
+
+
+def test_printed_d_does_not_reproduce_the_paper_table():
+    values = [d_as_printed(2, beta_of(e), e, 50) for e in EPSILONS]
+    truncated = [math.floor(v * 1000) / 1000 for v in values]
+    assert truncated != [PAPER_TABLE_DELTA[e] for e in EPSILONS]
+
+
+@pytest.mark.parametrize("function", [d_as_printed, d_corrected])
+def test_d_does_not_depend_on_k(function):
+    values = {function(k, 0.5, 1.0, 20) for k in (1, 2, 10, 100)}
+    assert len(values) == 1
+
+
+@pytest.mark.parametrize("adjacency", ["replace", "add_remove"])
+@pytest.mark.parametrize(("beta", "epsilon"), [(0.6, 1.0), (0.3, 0.2), (0.9, 3.0)])
+def test_pairwise_enumeration_equals_generic_worst_case(adjacency, beta, epsilon):
+    bound = 3
+
+    def thinned(x):
+        law = np.ones(1)
+        for count in x:
+            cell = np.zeros(bound + 1)
+            cell[: count + 1] = binomial_pmf(int(count), beta)
+            law = np.multiply.outer(law, cell).ravel()
+        return law
+
+    generic = worst_case_delta(thinned, 2, bound, adjacency, epsilon)
+    assert subsampling_delta(beta, epsilon, bound, adjacency) == pytest.approx(generic, abs=1e-12)
+
+
+@pytest.mark.parametrize("adjacency", ["replace", "add_remove"])
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_exact_delta_of_subsample_is_beta(adjacency, epsilon):
+    """With beta = 1 - e^-eps the worst pair is a lone record kept or not: delta = beta."""
+    beta = beta_of(epsilon)
+    for bound in (1, 4, 12):
+        assert subsampling_delta(beta, epsilon, bound, adjacency) == pytest.approx(beta, abs=1e-12)
+
+
+def test_lone_record_pair_attains_beta():
+    assert subsampling_pair_delta((1, 0), (0, 1), 0.4, 0.5) == pytest.approx(0.4)
+
+
+def test_d_is_valid_but_not_tight():
+    for beta in np.linspace(0.05, 0.95, 10):
+        for epsilon in np.linspace(0.1, 4.0, 10):
+            exact = max(subsampling_delta(beta, epsilon, 6, a) for a in ("replace", "add_remove"))
+            corrected = d_corrected(1, beta, epsilon, 6)
+            printed = d_as_printed(1, beta, epsilon, 6)
+            assert exact <= corrected + 1e-12 and corrected <= printed + 1e-12
+    assert d_corrected(1, beta_of(0.5), 0.5, 50) - beta_of(0.5) > 0.4
+
+
+@pytest.mark.parametrize("k", [1, 2, 6, 20])
+@pytest.mark.parametrize("beta", [0.1, 0.63, 0.98])
+def test_printed_bias_sum_is_a_binomial_cdf(k, beta):
+    x = np.arange(0, 80)
+    assert np.allclose(
+        indicator_bias_as_printed(x, k, beta), indicator_bias(x, k, beta), atol=1e-12
+    )
+    assert np.all(indicator_bias(x[x < k], k, beta) == 0)
+
+
+@pytest.mark.parametrize(("k", "epsilon"), [(2, 0.5), (6, 1.0), (10, 2.0)])
+def test_indicator_bias_matches_row_subsampling(k, epsilon):
+    records = dl.load_records("ma2019")
+    hist = dl.histogram_of(records)
+    cell_of_row = np.ravel_multi_index(
+        tuple(
+            np.searchsorted(np.asarray(d), records[a].to_numpy())
+            for a, d in zip(hist.attributes, hist.domains, strict=True)
+        ),
+        hist.shape,
+    )
+    beta, reps = beta_of(epsilon), 400
+    keep = np.random.default_rng(k).random((reps, len(records))) < beta
+    sampled = np.stack([np.bincount(cell_of_row[row], minlength=hist.n_cells) for row in keep])
+    indicator = (sampled < k).astype(float) - (hist.counts < k)
+    result = compare_indicator_bias(indicator, indicator_bias_as_printed(hist.counts, k, beta))
+    assert result["n_normal"] > 10
+    assert result["max_abs_z"] <= 4.5
+    assert result["min_p_value"] >= TAIL_4_5_SIGMA
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda: d_as_printed(0, 0.5, 1.0, 5), ValueError),
+        (lambda: d_corrected(1, 0.0, 1.0, 5), ValueError),
+        (lambda: d_corrected(1, 1.2, 1.0, 5), ValueError),
+        (lambda: d_corrected(1, 0.5, -1.0, 5), ValueError),
+        (lambda: d_corrected(1, 0.5, 1.0, 0), ValueError),
+        (lambda: subsampling_delta(0.5, 1.0, 3, "qi_replace"), ValueError),
+        (lambda: indicator_bias(np.arange(3), 0, 0.5), ValueError),
+        (lambda: printed_pmf(3, 0.0), ValueError),
+    ],
+)
+def test_bad_input_raises(call, error):
+    with pytest.raises(error):
+        call()

@@ -50,10 +50,10 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
+from dadp_lite._validate import check_epsilon, check_positive_int, check_probability
 from dadp_lite.data import AGE_EDGES, feature_domains, load_records
 from dadp_lite.histogram import Histogram
-from dadp_lite.metrics import round_counts
+from dadp_lite.metrics import bootstrap_bias_replicates, round_counts
 from dadp_lite.simulate import make_rng, simulate
 
 __all__ = [
@@ -63,7 +63,6 @@ __all__ = [
     "INTERVALS",
     "MECHANISMS",
     "ReleaseSetup",
-    "bootstrap_statistics",
     "cell_design",
     "classification_accuracy",
     "classification_baseline",
@@ -365,28 +364,6 @@ def privacy_deltas(
 
 
 # --------------------------------------------------------------------------- statistics
-def bootstrap_statistics(
-    released: np.ndarray, true: np.ndarray, *, rng: np.random.Generator, n_boot: int = 1000
-) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap replicates of (L1 norm of the mean bias, alpha), each of shape ``(n_boot,)``.
-
-    Repetitions are resampled with replacement: replicate b weights repetition r by
-    ``w_br = multinomial count / reps``, so its mean release is ``w_b @ released``.
-    """
-    released = np.asarray(released, dtype=float)
-    if released.ndim != 2 or released.shape[0] < 2:
-        raise ValueError(f"released must have shape (reps >= 2, n_cells), got {released.shape}")
-    true = np.asarray(true, dtype=float)
-    if true.shape != released.shape[1:]:
-        raise ValueError(f"true must have shape {released.shape[1:]}, got {true.shape}")
-    rng = check_rng(rng)
-    n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-    reps = released.shape[0]
-    weights = rng.multinomial(reps, np.full(reps, 1.0 / reps), size=n_boot) / reps
-    bias = weights @ released - true[None, :]
-    return np.abs(bias).sum(axis=1), bias.max(axis=1) - bias.min(axis=1)
-
-
 def expected_abs_normal(mean: np.ndarray, se: np.ndarray) -> np.ndarray:
     """``E|Z|`` for ``Z ~ N(mean, se^2)`` (folded normal), elementwise; ``|mean|`` if se = 0.
 
@@ -478,7 +455,7 @@ def summarise_release(
     if interval not in INTERVALS:
         raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
     reps = released.shape[0]
-    boot_l1, boot_alpha = bootstrap_statistics(released, true, rng=rng, n_boot=n_boot)
+    boot_l1, boot_alpha = bootstrap_bias_replicates(released, true, rng=rng, n_boot=n_boot)
     bias = released.mean(axis=0) - true
     se = released.std(axis=0, ddof=1) / math.sqrt(reps)
     errors = np.abs(released - true[None, :]).sum(axis=1)

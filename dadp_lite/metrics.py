@@ -5,13 +5,18 @@ Releases come as arrays of shape ``(reps, n_cells)``; the true histogram as ``(n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from dadp_lite._validate import check_positive_int, check_rng
+
 __all__ = [
     "BiasEstimate",
     "alpha_fairness",
+    "bootstrap_bias_replicates",
+    "release_summary",
     "empirical_bias",
     "l1_error",
     "l1_norm",
@@ -83,3 +88,52 @@ def project_nonnegative(released: np.ndarray) -> np.ndarray:
 def round_counts(released: np.ndarray) -> np.ndarray:
     """Non-negative integer counts (round half to even after projection)."""
     return np.rint(project_nonnegative(released)).astype(np.int64)
+
+
+def bootstrap_bias_replicates(
+    released: np.ndarray, true: np.ndarray, *, rng: np.random.Generator, n_boot: int = 1000
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap replicates of (L1 norm of the mean bias, alpha), each of shape ``(n_boot,)``.
+
+    Repetitions are resampled with replacement: replicate b weights repetition r by
+    ``w_br = multinomial count / reps``, so its mean release is ``w_b @ released`` (one
+    matrix product for all replicates). The spread of the replicates measures Monte Carlo
+    noise only; the empirical alpha is also biased upwards (a maximum of noisy means).
+    """
+    released, true = _releases(released, true)
+    if released.shape[0] < 2:
+        raise ValueError(f"released must have shape (reps >= 2, n_cells), got {released.shape}")
+    rng = check_rng(rng)
+    n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
+    reps = released.shape[0]
+    weights = rng.multinomial(reps, np.full(reps, 1.0 / reps), size=n_boot) / reps
+    bias = weights @ released - true[None, :]
+    return np.abs(bias).sum(axis=1), bias.max(axis=1) - bias.min(axis=1)
+
+
+def release_summary(
+    released: np.ndarray, true: np.ndarray, *, rng: np.random.Generator, n_boot: int = 200
+) -> dict[str, float]:
+    """Mean L1 error, L1 norm of the empirical bias and alpha, each with a standard error.
+
+    ``l1_error_se`` is the standard error of a mean over repetitions; ``bias_l1_se`` and
+    ``alpha_se`` are bootstrap standard deviations (:func:`bootstrap_bias_replicates`).
+    With a single repetition the standard errors are infinite.
+    """
+    released, true = _releases(released, true)
+    reps = released.shape[0]
+    errors = l1_error(released, true)
+    bias = released.mean(axis=0) - true
+    summary = {
+        "l1_error": float(errors.mean()),
+        "l1_error_se": float(errors.std(ddof=1) / math.sqrt(reps)) if reps > 1 else math.inf,
+        "bias_l1": l1_norm(bias),
+        "bias_l1_se": math.inf,
+        "alpha": alpha_fairness(bias),
+        "alpha_se": math.inf,
+    }
+    if reps > 1:
+        l1_boot, alpha_boot = bootstrap_bias_replicates(released, true, rng=rng, n_boot=n_boot)
+        summary["bias_l1_se"] = float(l1_boot.std(ddof=1))
+        summary["alpha_se"] = float(alpha_boot.std(ddof=1))
+    return summary

@@ -636,6 +636,25 @@ def _status_table(
     return "\n".join(lines) + "\n"
 
 
+def _resolve_notebook_links(root: Path, path: Path, built: Sequence[str]) -> None:
+    """Partial builds: links from an executed chapter to chapters left out become text."""
+    import nbformat
+
+    if not path.is_file():
+        return
+    notebook = nbformat.read(path, as_version=4)
+    changed = False
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            resolved, notes = resolve_chapter_links(root, cell.source, built)
+            if resolved != cell.source:
+                cell.source, changed = resolved, True
+                for note in notes:
+                    print(f"  notebooks/{path.stem}: {note}", flush=True)
+    if changed:
+        nbformat.write(notebook, path)
+
+
 def stage_book(
     root: Path,
     stage: Path,
@@ -665,6 +684,9 @@ def stage_book(
             page.write_text(resolved)
         for note in notes:
             print(f"  book/{page.name}: {note}", flush=True)
+    if set(slugs) != set(list_chapters(root)):
+        for slug in slugs:
+            _resolve_notebook_links(root, stage / "notebooks" / f"{slug}.ipynb", slugs)
     status = stage / "book" / "status.md"
     if status.exists():
         table = _status_table(results, profile, wall_seconds, jobs)

@@ -7,12 +7,12 @@ import pytest
 
 from dadp_lite.mechanisms.cell_suppression import (
     VARIANTS,
-    bootstrap_alpha_se,
     cell_suppression,
     cell_suppression_main_text,
     cell_suppression_sweep,
     dp_cell_suppression,
 )
+from dadp_lite.metrics import release_summary
 from dadp_lite.theory.cell_suppression import laplace_cdf
 
 X = np.array([0, 1, 2, 3, 4, 5, 6, 7, 12, 40])
@@ -165,9 +165,9 @@ def test_sweep_rows_do_not_depend_on_grid_order():
     assert a.equals(b)
 
 
-def test_bootstrap_alpha_se_is_zero_for_deterministic_releases_and_positive_otherwise():
+def test_release_summary_alpha_se_is_zero_for_deterministic_releases_and_positive_otherwise():
     rng = np.random.default_rng(0)
     fixed = np.tile(cell_suppression(X, k=4).astype(float), (30, 1))
-    assert bootstrap_alpha_se(fixed, X, rng=rng) == 0
+    assert release_summary(fixed, X, rng=rng)["alpha_se"] == 0
     noisy = dp_cell_suppression(X, k=4, epsilon=1, rng=rng, reps=30)
-    assert bootstrap_alpha_se(noisy, X, rng=rng) > 0
+    assert release_summary(noisy, X, rng=rng)["alpha_se"] > 0

@@ -109,7 +109,7 @@ def test_k_anonymity_has_no_closed_form_columns(ma_setup):
 
 def test_bootstrap_of_constant_releases_has_no_spread():
     released = np.tile([1.0, 2.0, 5.0], (6, 1))
-    l1, alpha = ex.bootstrap_statistics(
+    l1, alpha = dl.metrics.bootstrap_bias_replicates(
         released, np.array([1.0, 1.0, 1.0]), rng=np.random.default_rng(0), n_boot=10
     )
     assert np.allclose(l1, 5.0) and np.allclose(alpha, 4.0)
@@ -258,4 +258,6 @@ def test_bad_dataset_type_and_bad_classification_arguments(ma_setup):
     with pytest.raises(ValueError, match="records"):
         ex.weighted_accuracy(np.zeros(2), np.zeros(2, dtype=int), np.zeros(2))
     with pytest.raises(ValueError, match="released"):
-        ex.bootstrap_statistics(np.ones((1, 3)), np.ones(3), rng=np.random.default_rng(0))
+        dl.metrics.bootstrap_bias_replicates(
+            np.ones((1, 3)), np.ones(3), rng=np.random.default_rng(0)
+        )

@@ -26,11 +26,11 @@ import numpy as np
 import pandas as pd
 
 from dadp_lite._validate import check_counts, check_epsilon, check_positive_int, check_rng
+from dadp_lite.metrics import release_summary
 from dadp_lite.simulate import make_rng, simulate
 
 __all__ = [
     "VARIANTS",
-    "bootstrap_alpha_se",
     "cell_suppression",
     "cell_suppression_main_text",
     "cell_suppression_sweep",
@@ -129,40 +129,6 @@ def dp_cell_suppression(
 
 
 # --------------------------------------------------------------------------- sweep
-def bootstrap_alpha_se(
-    released: np.ndarray, true: np.ndarray, *, rng: np.random.Generator, n_boot: int = 100
-) -> float:
-    """Bootstrap standard error of the empirical alpha (max minus min of the mean bias).
-
-    Repetitions are resampled with replacement ``n_boot`` times (multinomial weights, one
-    matrix product); the SE is the standard deviation of the resampled alphas. It measures
-    the Monte Carlo spread only: the empirical alpha is also biased upwards (a maximum of
-    noisy means), which this SE does not capture.
-    """
-    released = np.asarray(released, dtype=float)
-    reps = released.shape[0]
-    n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
-    if reps < 2:
-        return float("inf")
-    weights = rng.multinomial(reps, np.full(reps, 1.0 / reps), size=n_boot) / reps
-    means = weights @ released - np.asarray(true, dtype=float)[None, :]
-    alphas = means.max(axis=1) - means.min(axis=1)
-    return float(alphas.std(ddof=1))
-
-
-def _summarise(released: np.ndarray, x: np.ndarray, rng: np.random.Generator, n_boot: int) -> dict:
-    errors = np.abs(released - x[None, :]).sum(axis=1)
-    reps = released.shape[0]
-    bias = released.mean(axis=0) - x
-    return {
-        "l1_error": float(errors.mean()),
-        "l1_error_se": float(errors.std(ddof=1) / math.sqrt(reps)) if reps > 1 else float("inf"),
-        "bias_l1": float(np.abs(bias).sum()),
-        "alpha": float(bias.max() - bias.min()),
-        "alpha_se": bootstrap_alpha_se(released, x, rng=rng, n_boot=n_boot),
-    }
-
-
 def cell_suppression_sweep(
     counts: object,
     *,
@@ -212,7 +178,7 @@ def cell_suppression_sweep(
                     dp_cell_suppression, x, reps=reps, seed=sim_seed, progress=False,
                     k=k, epsilon=epsilon, variant=variant,
                 )  # fmt: skip
-                summary = _summarise(released, x, make_rng(boot_seed), n_boot)
+                summary = release_summary(released, x, rng=make_rng(boot_seed), n_boot=n_boot)
                 rows.append(
                     {"mechanism": "dp_cell_suppression", "variant": variant,
                      "epsilon": epsilon, "k": k, **summary}

@@ -42,7 +42,7 @@ from dadp_lite.mechanisms.mondrian import (
     mondrian_batch,
     thin_cells,
 )
-from dadp_lite.metrics import alpha_fairness, l1_error, l1_norm
+from dadp_lite.metrics import release_summary
 
 __all__ = [
     "FEATURES_ALL",
@@ -312,18 +312,6 @@ def dp_k_anonymity(
 
 
 # --------------------------------------------------------------------------- experiments
-def _bootstrap_bias_summaries(
-    released: np.ndarray, true: np.ndarray, rng: np.random.Generator, n_boot: int
-) -> tuple[float, float]:
-    """Bootstrap standard errors (over repetitions) of the bias l1 norm and of alpha."""
-    reps = released.shape[0]
-    weights = rng.multinomial(reps, np.full(reps, 1 / reps), size=n_boot) / reps
-    bias = weights @ released.astype(float) - true
-    l1 = np.abs(bias).sum(axis=1)
-    alpha = bias.max(axis=1) - bias.min(axis=1)
-    return float(l1.std(ddof=1)), float(alpha.std(ddof=1))
-
-
 def k_anonymity_sweep(
     records: pd.DataFrame,
     *,
@@ -346,7 +334,7 @@ def k_anonymity_sweep(
     All QIs are categorical (the paper's setting). Seeds: one child of
     ``SeedSequence(seed)`` per row, run through :func:`dadp_lite.simulate.simulate`.
     """
-    from dadp_lite.simulate import simulate
+    from dadp_lite.simulate import make_rng, simulate
 
     table = CellTable.from_records(records, qi, attributes=attributes)
     true = np.bincount(table.flat_index, weights=table.counts, minlength=table.n_cells)
@@ -363,11 +351,7 @@ def k_anonymity_sweep(
         released = simulate(
             func, table, reps=reps, seed=run_seed, chunk_size=chunk_size, progress=False, **params
         )
-        errors = l1_error(released, true)
-        mean_bias = released.mean(axis=0) - true
-        l1_se, alpha_se = _bootstrap_bias_summaries(
-            released, true, np.random.default_rng(boot_seed), n_boot
-        )
+        summary = release_summary(released, true, rng=make_rng(boot_seed), n_boot=n_boot)
         rows.append(
             {
                 "mechanism": mechanism,
@@ -375,12 +359,7 @@ def k_anonymity_sweep(
                 "beta": 1.0 if math.isnan(epsilon) else sampling_probability(epsilon),
                 "k": k,
                 "reps": reps,
-                "l1_error": errors.mean(),
-                "l1_error_se": errors.std(ddof=1) / math.sqrt(reps) if reps > 1 else math.nan,
-                "bias_l1": l1_norm(mean_bias),
-                "bias_l1_se": l1_se,
-                "alpha": alpha_fairness(mean_bias),
-                "alpha_se": alpha_se,
+                **summary,
                 "empty": int((released.sum(axis=1) == 0).sum()),
             }
         )

@@ -54,7 +54,7 @@ import pandas as pd
 
 from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
 from dadp_lite.histogram import Histogram
-from dadp_lite.metrics import alpha_fairness, empirical_bias, l1_error, l1_norm
+from dadp_lite.metrics import release_summary
 from dadp_lite.simulate import make_rng, simulate
 
 __all__ = [
@@ -418,23 +418,6 @@ def _dp_swapping_records(matrix: np.ndarray, gamma: float, rng, reps: int) -> np
 
 
 # ------------------------------------------------------------------------------ sweep
-def _summarise(released: np.ndarray, true: np.ndarray, rng, n_boot: int) -> dict:
-    errors = l1_error(released, true)
-    reps = released.shape[0]
-    bias = empirical_bias(released, true).mean
-    boot = [
-        alpha_fairness(released[rng.integers(0, reps, reps)].mean(axis=0) - true)
-        for _ in range(n_boot)
-    ]
-    return {
-        "l1_error": float(errors.mean()),
-        "l1_error_se": float(errors.std(ddof=1) / math.sqrt(reps)),
-        "bias_l1": l1_norm(bias),
-        "alpha": alpha_fairness(bias),
-        "alpha_se": float(np.std(boot, ddof=1)),
-    }
-
-
 def swapping_sweep(
     hist: Histogram,
     *,
@@ -484,7 +467,7 @@ def swapping_sweep(
             released = simulate(
                 dp_swapping, hist, reps=reps, seed=sim_seed, progress=False, **params
             )
-        summary = _summarise(released, hist.counts, make_rng(boot_seed), n_boot)
+        summary = release_summary(released, hist.counts, rng=make_rng(boot_seed), n_boot=n_boot)
         rows.append({"mechanism": mechanism, "unit": unit, "rate": rate, "epsilon": epsilon,
                      "fraction": fraction, **summary})  # fmt: skip
     return pd.DataFrame(rows)

@@ -1,24 +1,5 @@
 """Closed forms, exact enumeration and tight privacy curves (see each submodule)."""
 
-from dadp_lite.theory.swapping import (
-    dp_swapping_bias_as_printed,
-    dp_swapping_bias_l1_as_printed,
-    dp_swapping_bias_l1_groups_once,
-    dp_swapping_cell_delta,
-    dp_swapping_colocation_probability,
-    dp_swapping_delta,
-    dp_swapping_delta_as_printed,
-    dp_swapping_delta_proof_line3,
-    dp_swapping_exact_delta,
-    dp_swapping_expected_release,
-    dp_swapping_gamma,
-    dp_swapping_output_distribution,
-    dp_swapping_pair_delta,
-    dp_swapping_record_delta,
-    dp_swapping_release_variance,
-    dp_swapping_transition_matrix,
-    mean_absolute_deviation,
-)
 from dadp_lite.theory.accounting import (
     BinnedBounds,
     binned_privacy_bounds,
@@ -108,6 +89,25 @@ from dadp_lite.theory.privacy import (
     hockey_stick,
     neighbours,
     worst_case_delta,
+)
+from dadp_lite.theory.swapping import (
+    dp_swapping_bias_as_printed,
+    dp_swapping_bias_l1_as_printed,
+    dp_swapping_bias_l1_groups_once,
+    dp_swapping_cell_delta,
+    dp_swapping_colocation_probability,
+    dp_swapping_delta,
+    dp_swapping_delta_as_printed,
+    dp_swapping_delta_proof_line3,
+    dp_swapping_exact_delta,
+    dp_swapping_expected_release,
+    dp_swapping_gamma,
+    dp_swapping_output_distribution,
+    dp_swapping_pair_delta,
+    dp_swapping_record_delta,
+    dp_swapping_release_variance,
+    dp_swapping_transition_matrix,
+    mean_absolute_deviation,
 )
 
 __all__ = [

@@ -451,6 +451,23 @@ def _describe_failure(error: BaseException) -> str:
     return f"failed in {where}: {ename}: {evalue}"
 
 
+KERNEL_START_ATTEMPTS = 3
+
+
+def _is_kernel_port_clash(failure: BaseException) -> bool:
+    """True for a kernel that failed to start because its ZMQ port was taken meanwhile.
+
+    Kernels started in parallel pick free ports independently and can race for the same
+    one. That is an infrastructure failure before any cell ran, never a chapter's own
+    error (those arrive as ``PapermillExecutionError`` and are not retried).
+    """
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(failure, PapermillExecutionError):
+        return False
+    return "Address already in use" in str(failure)
+
+
 def execute_chapter(
     root: Path,
     slug: str,
@@ -470,17 +487,23 @@ def execute_chapter(
     start = time.perf_counter()
     error = None
     try:
-        papermill.execute_notebook(
-            str(source),
-            str(output),
-            parameters=dict(parameters),
-            cwd=str(workdir),
-            kernel_name="python3",
-            progress_bar=False,
-            log_output=False,
-        )
-    except Exception as failure:  # papermill wraps cell errors; report them all the same way
-        error = f"notebooks/{slug}.md {_describe_failure(failure)}"
+        for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+            try:
+                papermill.execute_notebook(
+                    str(source),
+                    str(output),
+                    parameters=dict(parameters),
+                    cwd=str(workdir),
+                    kernel_name="python3",
+                    progress_bar=False,
+                    log_output=False,
+                )
+                break
+            except Exception as failure:  # papermill wraps cell errors; report them alike
+                if _is_kernel_port_clash(failure) and attempt < KERNEL_START_ATTEMPTS:
+                    continue  # two kernels started at once raced for a port: start again
+                error = f"notebooks/{slug}.md {_describe_failure(failure)}"
+                break
     finally:
         shutil.rmtree(workdir / ".source", ignore_errors=True)
     return ChapterResult(slug, time.perf_counter() - start, output, error, dict(parameters))

@@ -116,3 +116,29 @@ def test_build_raises_when_a_chapter_fails_and_nothing_is_written_beside_sources
         pipeline.build_book(root, "quick", build_dir=tmp_path / "_build", jobs=1)
     assert sorted(p.name for p in (root / "notebooks").iterdir()) == before
     shutil.rmtree(tmp_path / "_build")
+
+
+def test_a_kernel_port_clash_is_retried_but_a_cell_error_is_not(tmp_path, monkeypatch):
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    root = make_book(tmp_path, limit=100)
+    calls = []
+    real_execute = papermill.execute_notebook
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("ZMQError: Address already in use (addr='tcp://127.0.0.1:5555')")
+        return real_execute(*args, **kwargs)
+
+    monkeypatch.setattr(papermill, "execute_notebook", flaky)
+    result = pipeline.execute_chapter(root, "99-tiny", {}, tmp_path / "out")
+    assert result.error is None and len(calls) == 2
+
+    cell_error = PapermillExecutionError(0, 1, "boom", "ValueError", "Address already in use", [])
+    monkeypatch.setattr(
+        papermill, "execute_notebook", lambda *a, **k: (_ for _ in ()).throw(cell_error)
+    )
+    result = pipeline.execute_chapter(root, "99-tiny", {}, tmp_path / "out2")
+    assert result.error is not None and "ValueError" in result.error

@@ -559,6 +559,7 @@ def _filtered_toc(toc: object, keep: set[str]) -> object:
 
 _DOC_ROLE = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?\.\./notebooks/([^`<>]+?)>?`")
 _REF_ROLE = re.compile(r"\{(ref|numref|prf:ref|eq)\}`(?:([^`<]*?)\s*<)?([^`<>]+?)>?`")
+_GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`\.\./notebooks/([^`:]+?)(?:\.ipynb|\.md)?::[^`]*`")
 _LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*name:\s*(fig-\S+)", re.M)
 
 
@@ -578,7 +579,10 @@ def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[
       numbers with no chapter yet, become plain text (the chapter's title), as do
       ``{ref}``/``{numref}``/``{prf:ref}`` to labels defined in such chapters, so partial
       builds stay strict-clean. Unknown targets are left alone (the strict build reports
-      them). Returns the new text and one note per link turned into text.
+      them).
+    - Cross-document glue ``{glue:text}`../notebooks/<slug>.ipynb::key:fmt``` from a chapter
+      that is not built becomes a short text naming that chapter (its number is computed
+      there). Returns the new text and one note per link turned into text.
     """
     built = list(built)
     known = list_chapters(root)
@@ -620,8 +624,16 @@ def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[
             return f"{text_.replace('%s', '').strip()} in *{title}*"
         return f"*{text_ or title}*"
 
+    def glued(match: re.Match) -> str:
+        slug = match.group(1).strip()
+        if slug in built or slug not in known:
+            return match.group(0)
+        notes.append(f"number glued from {slug} (chapter not in this build) named as text")
+        return f"[computed in *{_chapter_title(root, slug)}*]"
+
     text = _DOC_ROLE.sub(doc, text)
     text = _REF_ROLE.sub(ref, text)
+    text = _GLUE_ROLE.sub(glued, text)
     return text, notes
 
 

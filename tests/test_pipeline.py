@@ -142,3 +142,17 @@ def test_a_kernel_port_clash_is_retried_but_a_cell_error_is_not(tmp_path, monkey
     )
     result = pipeline.execute_chapter(root, "99-tiny", {}, tmp_path / "out2")
     assert result.error is not None and "ValueError" in result.error
+
+
+def test_numbers_glued_from_chapters_left_out_of_a_partial_build_become_text():
+    text = (
+        "B is {glue:text}`../notebooks/04-cell-suppression-privacy.ipynb::cs-priv-ma-B:d` "
+        "and n is {glue:text}`../notebooks/01-setting-and-data.ipynb::n_cells:d`."
+    )
+    resolved, notes = pipeline.resolve_chapter_links(ROOT, text, ["01-setting-and-data"])
+    assert "cs-priv-ma-B" not in resolved
+    assert "[computed in *DP cell suppression" in resolved
+    assert "{glue:text}`../notebooks/01-setting-and-data.ipynb::n_cells:d`" in resolved
+    assert len(notes) == 1
+    full, _ = pipeline.resolve_chapter_links(ROOT, text, pipeline.list_chapters(ROOT))
+    assert full == text

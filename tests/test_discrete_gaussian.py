@@ -15,21 +15,25 @@ from dadp_lite.theory.accounting import discrete_gaussian_pmf
 
 # the module, not the function of the same name re-exported by dadp_lite.mechanisms
 dg = importlib.import_module("dadp_lite.mechanisms.discrete_gaussian")
+bexp = importlib.import_module("dadp_lite.mechanisms._bernoulli_exp")
 
-SIGMAS = [0.5, 1.0, 4.0, 40.0]
+# 0.5: t = 1 (no U step); 1, 4, 40: table-driven acceptance with nested cuts; 7919/7907:
+# sigma^2 with an 8-digit denominator, so the fractional coin goes trial by trial
+# (2 m^2 > 2**62); 1000: large t
+SIGMAS = [0.5, 1.0, 4.0, 40.0, Fraction(7919, 7907), 1000.0]
 DRAWS = 200_000
 Z_MAX = 4.5  # per check; the checks below are few, so a false alarm has probability < 1e-4
 
 
 def exact_pmf(sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """pmf of N_Z(0, sigma^2) on -40 sigma..40 sigma (missing mass < 1e-300)."""
-    return discrete_gaussian_pmf(sigma, bound=math.ceil(40 * sigma) + 2)
+    return discrete_gaussian_pmf(float(sigma), bound=math.ceil(40 * sigma) + 2)
 
 
 @pytest.fixture(scope="module", params=SIGMAS)
 def draws(request):
     sigma = request.param
-    seed = 1000 + int(10 * sigma)
+    seed = 1000 + int(10 * sigma) + SIGMAS.index(sigma)
     return sigma, dl.sample_discrete_gaussian(sigma, DRAWS, np.random.default_rng(seed))
 
 
@@ -87,28 +91,123 @@ def test_small_sigma_variance_is_below_sigma_squared():
     assert (support**2 * pmf).sum() < 0.25 * 0.9
 
 
-@pytest.mark.parametrize(("numerator", "modulus"), [(0, 7), (3, 7), (7, 7), (1, 1)])
+def z_score(hits: int, n: int, p: float) -> float:
+    return (hits - n * p) / math.sqrt(max(n * p * (1 - p), 1e-12))
+
+
+BIG_MODULUS = 2**31 + 11  # 2 m^2 > 2**62: the coin goes trial by trial
+
+
+@pytest.mark.parametrize(
+    ("numerator", "modulus"),
+    [
+        (0, 7),
+        (3, 7),
+        (7, 7),
+        (1, 1),
+        (0, BIG_MODULUS),
+        (BIG_MODULUS // 3, BIG_MODULUS),
+        (BIG_MODULUS, BIG_MODULUS),
+    ],
+)
 def test_bernoulli_exp_fraction_has_probability_exp_minus_gamma(numerator, modulus):
     n = 400_000
-    rng = np.random.default_rng(numerator * 10 + modulus)
-    hits = dg._bernoulli_exp_fraction(np.full(n, numerator), modulus, rng).sum()
-    p = math.exp(-numerator / modulus)
-    z = (hits - n * p) / math.sqrt(max(n * p * (1 - p), 1e-12))
-    assert abs(z) < Z_MAX
+    rng = np.random.default_rng(numerator % 1000 * 10 + modulus % 1000)
+    hits = bexp.bernoulli_exp_fraction(np.full(n, numerator), modulus, rng).sum()
+    assert abs(z_score(hits, n, math.exp(-numerator / modulus))) < Z_MAX
+
+
+def test_bernoulli_exp_fraction_nested_cuts_have_exact_trial_probabilities():
+    # with W uniform on 2 m^2 values: P(first trial succeeds) = a/m, P(first two) = a^2/(2m^2)
+    modulus = 9
+    w = np.arange(2 * modulus**2)
+    for a in range(modulus + 1):
+        first = np.count_nonzero(w < 2 * a * modulus)
+        both = np.count_nonzero(w < a * a)
+        assert Fraction(first, w.size) == Fraction(a, modulus)
+        assert Fraction(both, w.size) == Fraction(a, modulus) ** 2 / 2
 
 
 def test_bernoulli_exp_one_has_probability_one_over_e():
     n = 1_000_000
-    hits = dg._bernoulli_exp_one(n, np.random.default_rng(5)).sum()
+    hits = bexp.bernoulli_exp_one(n, np.random.default_rng(5)).sum()
+    assert abs(z_score(hits, n, math.exp(-1))) < Z_MAX
+
+
+def test_exp_one_table_counts_are_the_truncated_series():
+    # W on {0..depth!-1} has s = j leading successes on depth!/j! - depth!/(j+1)! values
+    # (1 <= j < depth); the table answers True on the even j, and W = 0 (s = depth) goes on.
+    for depth in (2, 4, 6):
+        top, one, pair = bexp._nested_exp_one_tables(depth)
+        expected = sum(
+            top // math.factorial(j) - top // math.factorial(j + 1) for j in range(2, depth, 2)
+        )
+        assert top == math.factorial(depth)
+        assert int(one[1:].sum()) == expected, depth
+    assert bexp._TOP == math.factorial(bexp._DEPTH) and bexp._TOP**2 < 2**31
+
+
+def test_pair_table_reads_two_independent_trials():
+    top, one, pair = bexp._nested_exp_one_tables(4)
+    for w1 in range(top):
+        for w2 in range(top):
+            lead = pair[w1 * top + w2]
+            if w1 == 0 or (one[w1] and w2 == 0):
+                assert lead == 3
+            else:
+                assert lead == int(one[w1]) + int(one[w1] and one[w2])
+
+
+@pytest.fixture(params=[6, 2], ids=["depth6", "depth2"])
+def exp_one_depth(request, monkeypatch):
+    """The shipped tables, and depth-2 tables where half the draws take the slow path."""
+    depth = request.param
+    top, one, pair = bexp._nested_exp_one_tables(depth)
+    for name, value in {"_DEPTH": depth, "_TOP": top, "_ONE": one, "_PAIR": pair}.items():
+        monkeypatch.setattr(bexp, name, value)
+    return depth
+
+
+def test_exp_one_coins_at_every_depth(exp_one_depth):
+    n = 400_000
+    rng = np.random.default_rng(40 + exp_one_depth)
     p = math.exp(-1)
-    assert abs((hits - n * p) / math.sqrt(n * p * (1 - p))) < Z_MAX
+    assert abs(z_score(bexp.bernoulli_exp_one(n, rng).sum(), n, p)) < Z_MAX
+    lead = bexp.leading_exp_one_pair(n, rng)
+    observed = np.bincount(lead, minlength=3)
+    assert observed.size == 3  # never the "undecided" code 3
+    expected = n * np.array([1 - p, p * (1 - p), p * p])
+    assert stats.chisquare(observed, expected).pvalue > 1e-4
 
 
-def test_exp_one_cuts_are_exact_factorial_ratios():
-    cuts = dg._EXP_ONE_CUTS[::-1]
-    top = math.factorial(dg._EXP_ONE_DEPTH)
-    assert all(int(cuts[k - 1]) * math.factorial(k) == top for k in range(1, 13))
-    assert top < 2**32
+def test_geometric_and_all_coins_at_every_depth(exp_one_depth):
+    n = 400_000
+    rng = np.random.default_rng(50 + exp_one_depth)
+    v = bexp.geometric_exp_one(n, rng)
+    for k in range(1, 6):  # P(V >= k) = exp(-k)
+        assert abs(z_score(np.count_nonzero(v >= k), n, math.exp(-k))) < Z_MAX, k
+    trials = np.repeat(np.array([0, 1, 2, 3, 5]), n // 5)
+    ok = bexp.all_bernoulli_exp_one(trials, rng)
+    for k in (0, 1, 2, 3, 5):
+        assert abs(z_score(ok[trials == k].sum(), n // 5, math.exp(-k))) < Z_MAX, k
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 4.0, 40.0, Fraction(7919, 7907), 1000.0])
+def test_acceptance_tables_match_python_integers(sigma):
+    plan = dg._Plan.for_sigma(sigma)
+    sigma2 = dg.sigma_squared_fraction(sigma)
+    size = plan.whole.size
+    x = np.array([0, 1, 2, size - 1, size, 3 * size, 10**6], dtype=np.int64)
+    whole, first_cut, second_cut = plan.exponent_parts(x)
+    for xi, w, c1, c2 in zip(x, whole, first_cut, second_cut):
+        gamma = (int(xi) - sigma2 / plan.t) ** 2 / (2 * sigma2)  # exact rational
+        assert int(w) == math.floor(gamma)
+        rest = (gamma - math.floor(gamma)) * plan.modulus
+        assert rest.denominator == 1
+        if bexp.fraction_fits_nested_cuts(plan.modulus):
+            assert (int(c1), int(c2)) == (2 * plan.modulus * rest, rest**2)
+        else:
+            assert int(c1) == rest
 
 
 def test_square_divmod_matches_python_integers_beyond_int64():

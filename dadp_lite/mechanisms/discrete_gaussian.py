@@ -16,12 +16,19 @@ The sampler is Algorithm 3 of Canonne, Kamath and Steinke (2020): discrete Lapla
 proposals (their Algorithm 2) with scale ``t = floor(sigma) + 1``, accepted with
 probability ``exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2))``, every ``Bernoulli(exp(-gamma))``
 drawn by their Algorithm 1 from ``Bernoulli(gamma / K)`` trials. All of it uses integers
-only, vectorised: proposals are drawn in oversampled batches, every step of Algorithm 1
-runs on all still-unfinished positions at once (rounds, never a Python loop per sample),
-and the accepted proposals, in order, form an i.i.d. stream of which the first ``size``
-are returned. ``Bernoulli(exp(-1))`` (needed for the geometric part of the proposal and
-for ``gamma > 1``) draws all of its Algorithm-1 trials from one uniform integer, see
-:func:`_bernoulli_exp_one`.
+only, vectorised: proposals are drawn in oversampled batches, and the accepted proposals,
+in order, form an i.i.d. stream of which the first ``size`` are returned. Three things
+make it fast without changing any probability:
+
+- Algorithm 1 depends on its trials only through the number of leading successes, so the
+  first few trials are realised together by one uniform integer with nested cuts
+  (:mod:`dadp_lite.mechanisms._bernoulli_exp`); later trials run in rounds over the few
+  positions still going.
+- The acceptance exponent depends on the proposal only through ``|Y|``; its integer part,
+  fractional numerator and cuts are tabulated per ``|Y|`` with Python integers.
+- Algorithm 2's restarts ("``U`` rejected", "proposal is -0") and Algorithm 3's rejection
+  are all rejections of independent proposals, so each batch draws ``U``, then ``V`` and the
+  sign for the kept ``U`` only, and applies the "-0" and acceptance tests at the end.
 
 Where floating point enters. Only once: a float ``sigma`` is turned into an exact rational
 ``sigma^2 = p / q`` (:func:`sigma_squared_fraction`), recovering ``4/epsilon^2`` exactly for
@@ -37,13 +44,22 @@ draws exactly (rejection sampling on integer bits).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from dadp_lite._validate import check_counts, check_epsilon, check_positive_int, check_rng
+from dadp_lite.mechanisms._bernoulli_exp import (
+    all_bernoulli_exp_one,
+    bernoulli_exp_fraction,
+    bernoulli_exp_fraction_from_cuts,
+    fraction_fits_nested_cuts,
+    geometric_exp_one,
+)
 
 __all__ = [
     "discrete_gaussian",
@@ -54,6 +70,7 @@ __all__ = [
 
 _INT64_SAFE = 2**62  # every modulus drawn with rng.integers stays below this
 _MAX_DENOMINATOR = 10**6
+_BATCH = 2**17  # proposals per pass: temporaries stay small enough to be reused
 
 
 def discrete_gaussian_sigma(epsilon: float) -> float:
@@ -92,132 +109,17 @@ def sigma_squared_fraction(sigma: float | Fraction) -> Fraction:
     return value
 
 
-def _rational_parameters(sigma: float | Fraction) -> tuple[int, int, int]:
+def _rational_parameters(sigma2: Fraction, sigma: object = None) -> tuple[int, int, int]:
     """``(p, q, t)`` with ``sigma^2 = p/q`` and ``t = floor(sigma) + 1``, overflow-checked."""
-    sigma2 = sigma_squared_fraction(sigma)
     p, q = sigma2.numerator, sigma2.denominator
     t = math.isqrt(p // q) + 1  # floor(sqrt(p/q)) == isqrt(floor(p/q))
     if 2 * p * q * t * t >= _INT64_SAFE:
+        label = repr(sigma) if sigma is not None else f"sqrt({sigma2})"
         raise ValueError(
-            f"sigma = {sigma!r} needs integers beyond int64 (sigma^2 = {p}/{q}); pass a "
+            f"sigma = {label} needs integers beyond int64 (sigma^2 = {p}/{q}); pass a "
             "Fraction with a smaller denominator or a smaller sigma"
         )
     return p, q, t
-
-
-_EXP_ONE_DEPTH = 12  # 12! < 2**32, so one uint32 per Bernoulli(exp(-1))
-_EXP_ONE_CUTS = np.array(
-    [math.factorial(_EXP_ONE_DEPTH) // math.factorial(k) for k in range(_EXP_ONE_DEPTH, 0, -1)],
-    dtype=np.int64,
-)  # ascending: 12!/12!, 12!/11!, ..., 12!/1!
-
-
-def _bernoulli_exp_fraction(numerator: np.ndarray, modulus: int, rng) -> np.ndarray:
-    """``Bernoulli(exp(-gamma))`` for ``gamma = numerator / modulus`` in [0, 1] (Alg. 1).
-
-    Draw ``A_K ~ Bernoulli(gamma / K)`` for K = 1, 2, ... until the first failure; the
-    answer is 1 iff that K is odd. ``Bernoulli(gamma / K)`` is ``integers(0, K m) < a``
-    for ``gamma = a / m``, or the product of ``Bernoulli(gamma)`` and ``Bernoulli(1/K)``
-    when ``K m`` would not fit in int64. Rounds run over the positions still going.
-    """
-    numerator = np.asarray(numerator, dtype=np.int64)
-    result = rng.integers(0, modulus, size=numerator.size) >= numerator  # failed at K = 1
-    active = np.flatnonzero(~result)
-    k = 2
-    while active.size:
-        if k * modulus < 2**62:
-            success = rng.integers(0, k * modulus, size=active.size) < numerator[active]
-        else:
-            success = rng.integers(0, modulus, size=active.size) < numerator[active]
-            success &= rng.integers(0, k, size=active.size) == 0
-        result[active[~success]] = k % 2 == 1
-        active = active[success]
-        k += 1
-    return result
-
-
-def _bernoulli_exp_one(size: int, rng) -> np.ndarray:
-    """``Bernoulli(exp(-1))``: Algorithm 1 with ``gamma = 1``, its trials drawn at once.
-
-    With ``gamma = 1`` the first ``k`` trials all succeed with probability ``1/k!`` and
-    these events are nested. One uniform integer ``W`` on ``{0, ..., 12! - 1}`` realises
-    the first 12 of them exactly: "the first k succeed" is ``W < 12!/k!`` (an integer cut,
-    so its probability is exactly ``1/k!``). The answer is 1 iff the number ``s`` of
-    successes before the first failure is even: ``s = 1`` for ``W >= 12!/2``, ``s = 2``
-    for ``12!/6 <= W < 12!/2``; the remaining sixth uses the full table of cuts, and only
-    ``W = 0`` (probability ``1/12!``) continues with ordinary trials ``Bernoulli(1/K)``.
-    """
-    top = int(_EXP_ONE_CUTS[-1])
-    w = rng.integers(0, top, size=size, dtype=np.uint32)
-    result = w < top // 2  # s >= 2
-    deep = np.flatnonzero(w < top // 6)  # s >= 3: look further
-    if deep.size:
-        s_deep = _EXP_ONE_DEPTH - np.searchsorted(_EXP_ONE_CUTS, w[deep], side="right")
-        going = np.flatnonzero(s_deep == _EXP_ONE_DEPTH)  # W == 0: trials 1..12 succeeded
-        k = _EXP_ONE_DEPTH + 1
-        while going.size:
-            going = going[rng.integers(0, k, size=going.size) == 0]
-            s_deep[going] += 1
-            k += 1
-        result[deep] = (s_deep % 2) == 0
-    return result
-
-
-def _all_bernoulli_exp_one(trials: np.ndarray, rng) -> np.ndarray:
-    """True where ``trials[i]`` independent ``Bernoulli(exp(-1))`` draws all succeed."""
-    ok = np.ones(trials.shape, dtype=bool)
-    remaining = np.array(trials, dtype=np.int64)
-    active = np.flatnonzero(remaining > 0)
-    while active.size:
-        success = _bernoulli_exp_one(active.size, rng)
-        ok[active[~success]] = False
-        remaining[active] -= 1
-        active = active[success & (remaining[active] > 0)]
-    return ok
-
-
-def _bernoulli_exp_rational(whole: np.ndarray, rest: np.ndarray, modulus: int, rng) -> np.ndarray:
-    """``Bernoulli(exp(-gamma))`` for ``gamma = whole + rest / modulus`` (``0 <= rest < modulus``).
-
-    Needs ``whole`` successes of ``Bernoulli(exp(-1))`` and one of
-    ``Bernoulli(exp(-rest/modulus))``, as in Algorithm 1 for ``gamma > 1``.
-    """
-    return _all_bernoulli_exp_one(whole, rng) & _bernoulli_exp_fraction(rest, modulus, rng)
-
-
-def _geometric_exp_one(size: int, rng) -> np.ndarray:
-    """Number of successes of ``Bernoulli(exp(-1))`` before the first failure."""
-    counts = np.zeros(size, dtype=np.int64)
-    active = np.arange(size)
-    while active.size:
-        active = active[_bernoulli_exp_one(active.size, rng)]
-        counts[active] += 1
-    return counts
-
-
-def _discrete_laplace(t: int, size: int, rng) -> np.ndarray:
-    """Exact discrete Laplace, ``P(y) ∝ exp(-|y| / t)`` (Algorithm 2 with s = 1).
-
-    Candidates are drawn in oversampled batches; the accepted ones, in order, form an
-    i.i.d. stream from the target, of which the first ``size`` are returned.
-    """
-    parts: list[np.ndarray] = []
-    have = 0
-    # batch sizing only (exactness does not depend on it): P(keep u) = E[exp(-U/t)]
-    keep_rate = -math.expm1(-1.0) / (t * -math.expm1(-1.0 / t))
-    while have < size:
-        m = int((size - have) / keep_rate * 1.03) + 64
-        if t == 1:  # U is always 0 and exp(-0) = 1 keeps it: skip both draws
-            u = np.zeros(m, dtype=np.int64)
-        else:
-            u = rng.integers(0, t, size=m)
-            u = u[_bernoulli_exp_fraction(u, t, rng)]
-        x = u + t * _geometric_exp_one(u.size, rng)
-        negative = rng.integers(0, 2, size=x.size, dtype=np.int8) == 1
-        y = np.where(negative, -x, x)[~(negative & (x == 0))]
-        parts.append(y)
-        have += y.size
-    return np.concatenate(parts)[:size]
 
 
 def _square_divmod(gap: np.ndarray, modulus: int) -> tuple[np.ndarray, np.ndarray]:
@@ -242,6 +144,101 @@ def _acceptance_rate(sigma2: float, t: int) -> float:
     return float(max((proposal * accept).sum() / proposal.sum(), 0.01))
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """Integers of Algorithm 3 for one ``sigma^2 = p/q``, and its per-magnitude tables.
+
+    For a proposal of magnitude ``x`` the acceptance exponent is
+    ``gamma(x) = (x t q - p)^2 / modulus`` with ``modulus = 2 p q t^2``; the tables hold,
+    for ``x < len(whole)``, its integer part and the two nested cuts of its fractional
+    part ``a / modulus`` (``2 a modulus`` and ``a^2``, see ``_bernoulli_exp``). Larger
+    ``x`` (probability below ``exp(-16)`` per proposal) are computed on the spot.
+    """
+
+    p: int
+    q: int
+    t: int
+    modulus: int
+    whole: np.ndarray
+    first_cut: np.ndarray
+    second_cut: np.ndarray
+    rate: float  # expected output per U candidate, for batch sizing only
+
+    @classmethod
+    def for_sigma(cls, sigma: float | Fraction) -> _Plan:
+        """The plan for ``sigma`` (cached: repeated calls reuse the tables)."""
+        sigma2 = sigma_squared_fraction(sigma)
+        _rational_parameters(sigma2, sigma)  # raises if int64 is too small
+        return _plan_for(sigma2)
+
+    @classmethod
+    def build(cls, sigma2: Fraction) -> _Plan:
+        p, q, t = _rational_parameters(sigma2)
+        modulus = 2 * p * q * t * t
+        x = np.arange(16 * t + 64, dtype=np.int64)  # P(X >= 16 t) < exp(-16) per proposal
+        whole, rest = _square_divmod(x * (t * q) - p, modulus)
+        tables = [whole, *cls._cuts(rest, modulus)]
+        for table in tables:
+            table.setflags(write=False)
+        # P(keep U) * P(not the redrawn "-0") * P(Algorithm 3 accepts); floats, sizing only
+        keep_u = -math.expm1(-1.0) / (t * -math.expm1(-1.0 / t))
+        rate = keep_u * (1 + math.exp(-1 / t)) / 2 * _acceptance_rate(p / q, t)
+        return cls(p, q, t, modulus, *tables, rate)
+
+    @staticmethod
+    def _cuts(rest: np.ndarray, modulus: int) -> tuple[np.ndarray, np.ndarray]:
+        if not fraction_fits_nested_cuts(modulus):
+            return rest, rest  # unused: bernoulli_exp_fraction goes trial by trial
+        return 2 * modulus * rest, rest * rest
+
+    def exponent_parts(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(whole, first_cut, second_cut)`` of ``gamma(x)`` for magnitudes ``x``.
+
+        When the cuts do not fit int64, the last two are both the fractional numerator.
+        """
+        size = self.whole.size
+        inside = np.minimum(x, size - 1)
+        parts = [np.take(table, inside) for table in (self.whole, self.first_cut, self.second_cut)]
+        if x.size and int(x.max()) >= size:
+            far = np.flatnonzero(x >= size)
+            whole, rest = _square_divmod(x[far] * (self.t * self.q) - self.p, self.modulus)
+            for part, value in zip(parts, (whole, *self._cuts(rest, self.modulus))):
+                part[far] = value
+        return parts[0], parts[1], parts[2]
+
+    def accept(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Algorithm 3's test: ``Bernoulli(exp(-gamma(x)))`` for each magnitude ``x``."""
+        whole, first_cut, second_cut = self.exponent_parts(x)
+        if fraction_fits_nested_cuts(self.modulus):
+            ok = bernoulli_exp_fraction_from_cuts(first_cut, second_cut, self.modulus, rng)
+        else:
+            ok = bernoulli_exp_fraction(first_cut, self.modulus, rng)
+        need = np.flatnonzero(ok & (whole > 0))  # exp(-whole): only where still accepted
+        if need.size:
+            ok[need] = all_bernoulli_exp_one(whole[need], rng)
+        return ok
+
+
+@functools.lru_cache(maxsize=32)
+def _plan_for(sigma2: Fraction) -> _Plan:
+    return _Plan.build(sigma2)
+
+
+def _laplace_magnitudes(t: int, candidates: int, rng: np.random.Generator) -> np.ndarray:
+    """Magnitudes ``X = U + t V`` of Algorithm 2 (discrete Laplace of scale ``t``).
+
+    ``candidates`` draws of ``U`` uniform on ``{0, ..., t-1}``, each kept with probability
+    ``exp(-U/t)``; every kept ``U`` gets ``V`` = successes of ``Bernoulli(exp(-1))`` before
+    the first failure. Returns one i.i.d. magnitude per kept ``U`` (fewer than
+    ``candidates`` when ``t > 1``), ``P(X = x)`` proportional to ``exp(-x/t)``.
+    """
+    if t == 1:  # U is always 0 and exp(-0) = 1 keeps it
+        return geometric_exp_one(candidates, rng)
+    u = rng.integers(0, t, size=candidates)
+    u = np.compress(bernoulli_exp_fraction(u, t, rng), u)
+    return u + t * geometric_exp_one(u.size, rng)
+
+
 def sample_discrete_gaussian(
     sigma: float | Fraction, size: int | tuple[int, ...], rng: np.random.Generator
 ) -> np.ndarray:
@@ -261,24 +258,25 @@ def sample_discrete_gaussian(
     numpy.ndarray
         int64 array of shape ``size``.
     """
-    p, q, t = _rational_parameters(sigma)
+    plan = _Plan.for_sigma(sigma)
     rng = check_rng(rng)
     shape = (size,) if isinstance(size, numbers.Integral) else tuple(size)
     n = int(np.prod(shape, dtype=np.int64))
     if n < 0 or any(s < 0 for s in shape):
         raise ValueError(f"size must be non-negative, got {size!r}")
-    modulus = 2 * p * q * t * t
+    rate = plan.rate
     parts: list[np.ndarray] = []
-    have, rate = 0, _acceptance_rate(p / q, t)
-    while have < n:  # oversampled batches; accepted proposals form an i.i.d. stream
-        m = int((n - have) / rate * 1.03) + 64
-        y = _discrete_laplace(t, m, rng)
-        # gamma = (|y| - sigma^2/t)^2 / (2 sigma^2) = (|y| t q - p)^2 / (2 p q t^2)
-        gap = np.abs(y) * (t * q) - p
-        accepted = y[_bernoulli_exp_rational(*_square_divmod(gap, modulus), modulus, rng)]
-        rate = max(accepted.size / m, 0.01)
-        parts.append(accepted)
-        have += accepted.size
+    have = 0
+    while have < n:  # accepted proposals, in order, form an i.i.d. stream
+        candidates = min(_BATCH, int((n - have) / rate * 1.03) + 64)
+        x = _laplace_magnitudes(plan.t, candidates, rng)
+        negative = rng.integers(0, 2, size=x.size, dtype=bool)
+        # Algorithm 2 redraws the proposal "-0"; Algorithm 3 then accepts w.p. exp(-gamma)
+        keep = np.flatnonzero(plan.accept(x, rng) & ~(negative & (x == 0)))
+        sign = 1 - 2 * np.take(negative, keep).view(np.int8)
+        parts.append(np.take(x, keep) * sign)
+        have += keep.size
+        rate = max(keep.size / candidates, 0.01)
     return np.concatenate(parts)[:n].reshape(shape) if n else np.empty(shape, np.int64)
 
 

@@ -88,7 +88,7 @@ def test_params_lists_names_defaults_and_allowed_values(capsys):
     out = capsys.readouterr().out
     for parameter in pipeline.chapter_parameters(ROOT, CHAPTER):
         assert f"{parameter.name}:" in out
-    assert "K_THRESHOLDS: [2, 6, 10, 20]  # each integer in [1, inf)" in out
+    assert "K_VALUES: [2, 6, 10, 20]  # each integer in [1, inf)" in out
     assert "ma2019" in out
 
 
@@ -131,10 +131,10 @@ def test_run_writes_notebook_html_and_params_echo(tmp_path, capsys):
             "run",
             "01",
             "-p",
-            "DATASETS_USED",
+            "DATASETS",
             "ma2019",
             "-p",
-            "K_THRESHOLDS",
+            "K_VALUES",
             "[2, 5]",
             "--out",
             str(out),
@@ -146,14 +146,14 @@ def test_run_writes_notebook_html_and_params_echo(tmp_path, capsys):
     injected = [
         c for c in notebook["cells"] if "injected-parameters" in c["metadata"].get("tags", [])
     ]
-    assert "K_THRESHOLDS = [2, 5]" in "".join(injected[0]["source"])
+    assert "K_VALUES = [2, 5]" in "".join(injected[0]["source"])
     page = out / "html" / "notebooks" / f"{CHAPTER}.html"
     assert page.is_file() and (out / "html" / "index.html").is_file()
     assert "_static/mathjax/tex-chtml.js" in page.read_text()
     assert (out / "html" / "_static" / "mathjax" / "tex-chtml.js").is_file()
     echo = yaml.safe_load((out / "params.yaml").read_text())
     assert echo["chapter"] == CHAPTER
-    assert echo["overrides"] == {"DATASETS_USED": ["ma2019"], "K_THRESHOLDS": [2, 5]}
+    assert echo["overrides"] == {"DATASETS": ["ma2019"], "K_VALUES": [2, 5]}
     assert echo["parameters"]["ATTRIBUTES"][0] == "race"
     assert "seed" in echo and echo["versions"]["numpy"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
@@ -187,10 +187,10 @@ def test_run_takes_values_from_a_yaml_file_and_p_overrides_it(toy_book, tmp_path
     [
         (["run", "99-no-such-chapter"], "unknown chapter"),
         (["run", CHAPTER, "-p", "NO_SUCH", "1"], "has no parameter 'NO_SUCH'"),
-        (["run", CHAPTER, "-p", "K_THRESHOLDS", "[two]"], "must look like its default"),
-        (["run", CHAPTER, "-p", "K_THRESHOLDS", "[0, 2]"], "out of range"),
-        (["run", CHAPTER, "-p", "DATASETS_USED", "mars2019"], "out of range"),
-        (["run", CHAPTER, "-p", "K_THRESHOLDS", "[2, 3"], "not valid YAML"),
+        (["run", CHAPTER, "-p", "K_VALUES", "[two]"], "must look like its default"),
+        (["run", CHAPTER, "-p", "K_VALUES", "[0, 2]"], "out of range"),
+        (["run", CHAPTER, "-p", "DATASETS", "mars2019"], "out of range"),
+        (["run", CHAPTER, "-p", "K_VALUES", "[2, 3"], "not valid YAML"),
         (["params", "nope"], "unknown chapter"),
     ],
 )
@@ -202,7 +202,7 @@ def test_bad_input_is_refused_with_the_parameters_listed(tmp_path, capsys, args,
     err = capsys.readouterr().err
     assert message in err
     if "parameter" in message or "range" in message or "default" in message:
-        assert "DATASETS_USED=[" in err and "K_THRESHOLDS=[2, 6, 10, 20]" in err
+        assert "DATASETS=[" in err and "K_VALUES=[2, 6, 10, 20]" in err
     assert _entries(tmp_path) == []
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "feature_domains",
     "recode",
     "sha256_of",
+    "source_info",
 ]
 
 UPSTREAM_COMMIT = "f048b1c2ca3815239982ac181ec8cd01840fc351"
@@ -313,3 +314,32 @@ def feature_domains(age_edges: tuple[int, ...] = AGE_EDGES) -> dict[str, tuple[i
     domains["age_bracket"] = tuple(range(len(age_edges) - 1))
     domains["age"] = tuple(range(age_edges[0], age_edges[-1]))
     return domains
+
+
+def source_info(dataset: str | os.PathLike[str]) -> dict[str, object]:
+    """Where a dataset's records come from: ``name``, ``path``, ``sha256``, ``bytes``, ``rows``.
+
+    ``dataset`` is a registered name (the file is located and verified as by
+    :func:`dataset_path`) or the path of a file in the excerpt schema. ``rows`` counts
+    records (data lines of a CSV, rows of a Parquet file).
+    """
+    if isinstance(dataset, str) and dataset in DATASETS:
+        info = DATASETS[dataset]
+        path = dataset_path(dataset)
+        return {"name": dataset, "path": str(path), "sha256": info.sha256,
+                "bytes": path.stat().st_size, "rows": info.rows}  # fmt: skip
+    path = Path(dataset)
+    if not path.is_file():
+        known = ", ".join(sorted(DATASETS))
+        raise DataError(
+            f"dataset {str(dataset)!r} is neither a registered name ({known}) nor a file"
+        )
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        rows = pq.ParquetFile(path).metadata.num_rows
+    else:
+        with open(path, "rb") as handle:
+            rows = max(sum(1 for line in handle if line.strip()) - 1, 0)
+    return {"name": path.stem, "path": str(path.resolve()), "sha256": sha256_of(path),
+            "bytes": path.stat().st_size, "rows": int(rows)}  # fmt: skip

@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import time
 
+import dadp_lite as dl
 from dadp_lite import experiments as ex
 
 DATASETS = ("ma2019", "tx2019", "national2019")
-EPSILONS = (0.5, 1.0, 2.0, 4.0)
 
 
 def main() -> None:
@@ -26,18 +26,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2023)
     args = parser.parse_args()
     totals = {"data release": 0.0, "classification": 0.0}
-    per_mechanism = {("data release", m): 0.0 for m in ex.MECHANISMS}
-    per_mechanism.update({("classification", m): 0.0 for m in ex.MECHANISMS})
+    per_mechanism = {("data release", m): 0.0 for m in ex.TABLE_MECHANISMS}
+    per_mechanism.update({("classification", m): 0.0 for m in ex.TABLE_MECHANISMS})
     start = time.perf_counter()
     for name in DATASETS:
-        setup = ex.ReleaseSetup.load(name)
-        for mechanism in ex.MECHANISMS:
+        setup = dl.Dataset.load(name)
+        for mechanism in ex.TABLE_MECHANISMS:
             for chapter, run in (
                 ("data release", lambda m=mechanism, s=setup: ex.data_release_table(
-                    s, epsilons=EPSILONS, reps=args.reps, seed=args.seed,
+                    s, epsilons=dl.PAPER_EPSILONS, reps=args.reps, seed=args.seed,
                     mechanisms=[m], n_boot=args.n_boot)),
                 ("classification", lambda m=mechanism, s=setup: ex.classification_accuracy(
-                    s, epsilons=EPSILONS, reps=args.reps, seed=args.seed, mechanisms=[m])),
+                    s, epsilons=dl.PAPER_EPSILONS, reps=args.reps, seed=args.seed, mechanisms=[m])),
             ):  # fmt: skip
                 tick = time.perf_counter()
                 run()

@@ -1,8 +1,25 @@
-"""dadp_lite: the helper package of dadp-book (flat public API)."""
+"""dadp_lite: the helper package of dadp-book.
 
-from dadp_lite import experiments, mechanisms, theory
+Start with ``ARCHITECTURE.md`` at the repository's root: the data flow, the layers and
+what each module does, and which paper result each module serves. In short, data flows
+down this list and imports point up it (a module imports only modules listed above it):
+
+- :mod:`~dadp_lite.data`, :mod:`~dadp_lite.histogram`, :mod:`~dadp_lite.dataset`: the
+  NIST excerpts, located, verified, recoded and counted over the full universe;
+- :mod:`~dadp_lite.mechanisms`: every mechanism as a vectorised sampler;
+- :mod:`~dadp_lite.theory`: exact answers (closed forms, enumeration, ``dp_accounting``);
+- :mod:`~dadp_lite.registry`: one record per mechanism joining the two;
+- :mod:`~dadp_lite.experiments`: Monte Carlo studies and the paper's tables;
+- :mod:`~dadp_lite.plotting`, :mod:`~dadp_lite.tables`: one look for figures and tables;
+- ``dadp_lite.book``: the build machinery (imported by nothing above).
+
+The names below are the flat public API that chapters use.
+"""
+
+from dadp_lite import experiments, mechanisms, registry, tables, theory
 from dadp_lite.data import (
     AGE_EDGES,
+    ATTRIBUTES,
     DATASETS,
     DataError,
     dataset_path,
@@ -10,25 +27,33 @@ from dadp_lite.data import (
     load_raw,
     load_records,
     recode,
+    source_info,
 )
+from dadp_lite.dataset import Dataset
 from dadp_lite.experiments import (
     classification_accuracy,
     classification_baseline,
     compare_with_paper,
     data_release_table,
-    paper_tables,
+    release,
 )
 from dadp_lite.histogram import Histogram, histogram_of
-from dadp_lite.mechanisms.cell_suppression import (
+from dadp_lite.mechanisms import (
     cell_suppression,
     cell_suppression_main_text,
+    discrete_gaussian,
     dp_cell_suppression,
+    dp_k_anonymity,
+    dp_swapping,
+    k_anonymity,
+    laplace,
+    mondrian,
+    mondrian_anonypy,
+    reconstruct,
+    sample_discrete_gaussian,
+    swapping,
+    swapping_reference,
 )
-from dadp_lite.mechanisms.discrete_gaussian import discrete_gaussian, sample_discrete_gaussian
-from dadp_lite.mechanisms.k_anonymity import dp_k_anonymity, k_anonymity, reconstruct
-from dadp_lite.mechanisms.laplace import laplace
-from dadp_lite.mechanisms.mondrian import mondrian, mondrian_anonypy
-from dadp_lite.mechanisms.swapping import dp_swapping, swapping, swapping_reference
 from dadp_lite.metrics import (
     BiasEstimate,
     alpha_fairness,
@@ -36,55 +61,71 @@ from dadp_lite.metrics import (
     l1_error,
     l1_norm,
     project_nonnegative,
+    release_summary,
     round_counts,
 )
+from dadp_lite.paper import PAPER_EPSILONS, PAPER_K, PAPER_QI, PAPER_REPS, paper_tables
 from dadp_lite.plotting import use_style
 from dadp_lite.simulate import chunk_generators, make_rng, simulate
+from dadp_lite.verification import FALSE_FAILURE, z_limit
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AGE_EDGES",
+    "ATTRIBUTES",
     "DATASETS",
+    "FALSE_FAILURE",
+    "PAPER_EPSILONS",
+    "PAPER_K",
+    "PAPER_QI",
+    "PAPER_REPS",
     "BiasEstimate",
     "DataError",
+    "Dataset",
     "Histogram",
     "alpha_fairness",
     "cell_suppression",
     "cell_suppression_main_text",
     "chunk_generators",
-    "dataset_path",
-    "discrete_gaussian",
-    "dp_cell_suppression",
-    "dp_swapping",
-    "empirical_bias",
-    "feature_domains",
-    "histogram_of",
-    "l1_error",
-    "laplace",
-    "l1_norm",
-    "load_raw",
-    "load_records",
-    "make_rng",
-    "mechanisms",
-    "project_nonnegative",
-    "recode",
-    "round_counts",
-    "sample_discrete_gaussian",
-    "simulate",
-    "swapping",
-    "swapping_reference",
-    "dp_k_anonymity",
-    "k_anonymity",
-    "mondrian",
-    "mondrian_anonypy",
-    "reconstruct",
-    "theory",
-    "use_style",
-    "experiments",
     "classification_accuracy",
     "classification_baseline",
     "compare_with_paper",
     "data_release_table",
+    "dataset_path",
+    "discrete_gaussian",
+    "dp_cell_suppression",
+    "dp_k_anonymity",
+    "dp_swapping",
+    "empirical_bias",
+    "experiments",
+    "feature_domains",
+    "histogram_of",
+    "k_anonymity",
+    "l1_error",
+    "l1_norm",
+    "laplace",
+    "load_raw",
+    "load_records",
+    "make_rng",
+    "mechanisms",
+    "mondrian",
+    "mondrian_anonypy",
     "paper_tables",
+    "project_nonnegative",
+    "recode",
+    "reconstruct",
+    "registry",
+    "release",
+    "release_summary",
+    "round_counts",
+    "sample_discrete_gaussian",
+    "simulate",
+    "source_info",
+    "swapping",
+    "swapping_reference",
+    "tables",
+    "theory",
+    "use_style",
+    "z_limit",
 ]

@@ -1,35 +1,75 @@
-"""Argument checks shared by every public function (clear errors naming the argument)."""
+"""Argument checks shared by every public function (clear errors naming the argument).
+
+One checker per kind of argument, so every function refuses bad input with the same words:
+a ``TypeError`` for the wrong kind of value, a ``ValueError`` for a value outside its range.
+Nothing is silently clipped or rounded.
+"""
 
 from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
 __all__ = [
+    "MAX_COUNT",
+    "check_choice",
     "check_counts",
     "check_epsilon",
+    "check_epsilons",
+    "check_positive",
     "check_positive_int",
     "check_probability",
+    "check_qi",
     "check_rng",
 ]
+
+#: Largest count accepted: sums of counts over a universe must stay exact in int64 and in
+#: float64 (2**53), so a single count is capped well below both.
+MAX_COUNT = 2**52
+
+
+def check_positive(value: object, name: str) -> float:
+    """Return ``value`` as a float after checking it is a finite real number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return number
 
 
 def check_epsilon(epsilon: object, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float after checking it is a finite number > 0."""
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(epsilon).__name__}")
-    value = float(epsilon)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be finite and > 0, got {epsilon!r}")
-    return value
+    return check_positive(epsilon, name)
+
+
+def check_epsilons(
+    epsilon: object, name: str = "epsilon", *, allow_zero: bool = False
+) -> np.ndarray:
+    """``epsilon`` (a number or an array of them) as a float array, every value finite and
+    > 0 (>= 0 with ``allow_zero``). The array keeps the input's shape (0-d for a number)."""
+    if isinstance(epsilon, bool | str | bytes):
+        raise TypeError(f"{name} must be a real number or an array of them, got {epsilon!r}")
+    try:
+        values = np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be a real number or an array of them, got {epsilon!r}"
+        ) from None
+    low_ok = values >= 0 if allow_zero else values > 0
+    if not np.all(np.isfinite(values)) or not np.all(low_ok):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound}, got {epsilon!r}")
+    return values
 
 
 def check_positive_int(value: object, name: str, minimum: int = 1) -> int:
     """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if isinstance(value, numbers.Real) and float(value).is_integer():
+        if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
             value = int(value)
         else:
             raise TypeError(f"{name} must be an integer, got {value!r}")
@@ -50,8 +90,19 @@ def check_probability(value: object, name: str, *, open_low: bool = True) -> flo
     return value
 
 
-def check_counts(counts: object, name: str = "counts") -> np.ndarray:
-    """Return counts as int64 after checking they are finite non-negative integers."""
+def check_choice(value: object, name: str, choices: Sequence[object]) -> object:
+    """Check ``value`` is one of ``choices`` (a ValueError lists them)."""
+    if value not in tuple(choices):
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_counts(counts: object, name: str = "counts", *, ndim: int | None = None) -> np.ndarray:
+    """Return counts as int64 after checking they are finite non-negative integers.
+
+    Counts must be at most :data:`MAX_COUNT` (larger values would wrap or lose precision
+    in int64/float64 arithmetic). ``ndim`` requires that many dimensions.
+    """
     array = np.asarray(counts)
     if array.dtype == object or not (
         np.issubdtype(array.dtype, np.integer)
@@ -59,15 +110,41 @@ def check_counts(counts: object, name: str = "counts") -> np.ndarray:
         or np.issubdtype(array.dtype, np.bool_)
     ):
         raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}")
+    if ndim is not None and array.ndim != ndim:
+        shape = "(n_cells,)" if ndim == 1 else f"{ndim} dimensions"
+        raise ValueError(f"{name} must have shape {shape}, got shape {array.shape}")
     if array.size == 0:
         raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(array)):
+    if np.issubdtype(array.dtype, np.floating) and not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite")
     if np.any(array < 0):
         raise ValueError(f"{name} must be non-negative")
-    if np.any(array != np.floor(array)):
+    if np.any(array > MAX_COUNT):
+        raise ValueError(f"{name} must be at most 2**52 = {MAX_COUNT}, got {array.max()!r}")
+    if np.issubdtype(array.dtype, np.floating) and np.any(array != np.floor(array)):
         raise ValueError(f"{name} must be integers")
     return array.astype(np.int64)
+
+
+def check_qi(qi: object, attributes: Sequence[str], name: str = "qi") -> tuple[str, ...]:
+    """Quasi-identifier names as a tuple: one name (a plain string) or a sequence of
+    distinct names, each among ``attributes``."""
+    if isinstance(qi, str):
+        qi = (qi,)
+    if qi is None or not isinstance(qi, Sequence):
+        raise TypeError(f"{name} must be an attribute name or a sequence of them, got {qi!r}")
+    names = tuple(qi)
+    if not names:
+        raise ValueError(f"{name} must name at least one attribute")
+    bad_type = [q for q in names if not isinstance(q, str)]
+    if bad_type:
+        raise TypeError(f"{name} must hold attribute names (str), got {bad_type[0]!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{name} repeats a name: {names}")
+    unknown = [q for q in names if q not in attributes]
+    if unknown:
+        raise ValueError(f"{name} holds unknown attribute(s) {unknown}; known: {tuple(attributes)}")
+    return names
 
 
 def check_rng(rng: object) -> np.random.Generator:

@@ -43,6 +43,7 @@ import pandas as pd
 
 __all__ = [
     "AGE_EDGES",
+    "ATTRIBUTES",
     "DATASETS",
     "FEATURES",
     "DataError",
@@ -120,6 +121,8 @@ DATASETS: dict[str, DatasetInfo] = {
 }
 
 RAW_COLUMNS = ("RAC1P", "SEX", "OWN_RENT", "AGEP", "PINCP")
+#: The paper's five features, in the order of every histogram of the book.
+ATTRIBUTES: tuple[str, ...] = ("race", "sex", "tenure", "age_bracket", "income_over_50k")
 AGE_EDGES: tuple[int, ...] = (0, 20, 40, 60, 80, 100)
 INCOME_THRESHOLD = 50_000
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dadp_lite.data import feature_domains
+from dadp_lite.data import ATTRIBUTES, feature_domains
 
 __all__ = ["Histogram", "histogram_of"]
 
@@ -205,7 +205,7 @@ class Histogram:
 
 def histogram_of(
     records: pd.DataFrame,
-    attributes: Sequence[str] = ("race", "sex", "tenure", "age_bracket", "income_over_50k"),
+    attributes: Sequence[str] = ATTRIBUTES,
     domains: Mapping[str, Sequence] | None = None,
 ) -> Histogram:
     """Shortcut for :meth:`Histogram.from_records` with the paper's five features."""

@@ -9,10 +9,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
-from dadp_lite._validate import check_positive_int, check_rng
+from dadp_lite._validate import MAX_COUNT, check_positive_int, check_probability, check_rng
 
 __all__ = [
+    "INTERVALS",
     "BiasEstimate",
     "alpha_fairness",
     "bootstrap_bias_replicates",
@@ -66,12 +68,17 @@ def l1_norm(vector: np.ndarray) -> float:
     return float(np.abs(np.asarray(vector, dtype=float)).sum())
 
 
-def alpha_fairness(bias: np.ndarray) -> float:
-    """Max minus min bias over cells (the paper's alpha, Definition 2)."""
+def alpha_fairness(bias: np.ndarray, axis: int | tuple[int, ...] = -1) -> float | np.ndarray:
+    """Max minus min bias over cells (the paper's alpha, Definition 2).
+
+    ``axis`` names the cell axis (or axes); leading batch axes give one alpha each. A single
+    bias vector gives a float.
+    """
     bias = np.asarray(bias, dtype=float)
     if bias.size == 0:
         raise ValueError("bias is empty")
-    return float(bias.max() - bias.min())
+    value = bias.max(axis=axis) - bias.min(axis=axis)
+    return float(value) if np.ndim(value) == 0 else value
 
 
 def l1_error(released: np.ndarray, true: np.ndarray) -> np.ndarray:
@@ -86,8 +93,17 @@ def project_nonnegative(released: np.ndarray) -> np.ndarray:
 
 
 def round_counts(released: np.ndarray) -> np.ndarray:
-    """Non-negative integer counts (round half to even after projection)."""
-    return np.rint(project_nonnegative(released)).astype(np.int64)
+    """Non-negative integer counts (round half to even after projection).
+
+    Every value must be finite and at most :data:`dadp_lite._validate.MAX_COUNT` (NaN or an
+    infinite release has no count; a larger one would wrap in int64).
+    """
+    values = project_nonnegative(released)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("released must be finite to be rounded to counts")
+    if values.size and values.max() > MAX_COUNT:
+        raise ValueError(f"released must be at most 2**52 = {MAX_COUNT}, got {values.max()!r}")
+    return np.rint(values).astype(np.int64)
 
 
 def bootstrap_bias_replicates(
@@ -111,29 +127,64 @@ def bootstrap_bias_replicates(
     return np.abs(bias).sum(axis=1), bias.max(axis=1) - bias.min(axis=1)
 
 
-def release_summary(
-    released: np.ndarray, true: np.ndarray, *, rng: np.random.Generator, n_boot: int = 200
-) -> dict[str, float]:
-    """Mean L1 error, L1 norm of the empirical bias and alpha, each with a standard error.
+INTERVALS = ("normal", "percentile")
 
-    ``l1_error_se`` is the standard error of a mean over repetitions; ``bias_l1_se`` and
-    ``alpha_se`` are bootstrap standard deviations (:func:`bootstrap_bias_replicates`).
-    With a single repetition the standard errors are infinite.
+
+def _interval(point: float, replicates: np.ndarray, confidence: float, kind: str) -> tuple:
+    """(lo, hi) of a bootstrap interval: point +- z SD (``normal``) or percentiles."""
+    if kind == "normal":
+        half = float(special.ndtri(0.5 + confidence / 2)) * float(replicates.std(ddof=1))
+        return point - half, point + half
+    tail = 50 * (1 - confidence)
+    lo, hi = np.percentile(replicates, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def release_summary(
+    released: np.ndarray,
+    true: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int = 200,
+    confidence: float = 0.95,
+    interval: str = "normal",
+) -> dict[str, float]:
+    """Error, bias and fairness of ``reps`` releases, each with its Monte Carlo uncertainty.
+
+    Keys: ``reps``; ``l1_error`` (mean over repetitions of ``||release - x||_1``) and
+    ``l1_error_se``; ``bias_l1`` (``||mean release - x||_1``, the paper's statistic) and
+    ``alpha`` (max minus min of the mean bias), each with ``*_se`` (bootstrap standard
+    deviation, :func:`bootstrap_bias_replicates`) and a ``confidence`` interval
+    ``*_lo``/``*_hi`` (``interval="normal"``: statistic +- z SE; ``"percentile"``: bootstrap
+    percentiles). The interval says how far the statistic moves when the experiment is rerun
+    with other seeds; both statistics are biased upwards by the Monte Carlo noise itself, so
+    it is not an interval for the exact bias. With one repetition the SEs are infinite and
+    the intervals NaN.
     """
     released, true = _releases(released, true)
+    confidence = check_probability(confidence, "confidence")
+    if interval not in INTERVALS:
+        raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
     reps = released.shape[0]
     errors = l1_error(released, true)
     bias = released.mean(axis=0) - true
     summary = {
+        "reps": reps,
         "l1_error": float(errors.mean()),
         "l1_error_se": float(errors.std(ddof=1) / math.sqrt(reps)) if reps > 1 else math.inf,
         "bias_l1": l1_norm(bias),
         "bias_l1_se": math.inf,
+        "bias_l1_lo": math.nan,
+        "bias_l1_hi": math.nan,
         "alpha": alpha_fairness(bias),
         "alpha_se": math.inf,
+        "alpha_lo": math.nan,
+        "alpha_hi": math.nan,
     }
     if reps > 1:
         l1_boot, alpha_boot = bootstrap_bias_replicates(released, true, rng=rng, n_boot=n_boot)
-        summary["bias_l1_se"] = float(l1_boot.std(ddof=1))
-        summary["alpha_se"] = float(alpha_boot.std(ddof=1))
+        for stat, boot in (("bias_l1", l1_boot), ("alpha", alpha_boot)):
+            summary[f"{stat}_se"] = float(boot.std(ddof=1))
+            lo, hi = _interval(summary[stat], boot, confidence, interval)
+            summary[f"{stat}_lo"], summary[f"{stat}_hi"] = lo, hi
     return summary

@@ -1,8 +1,8 @@
 """One figure style for the whole book, and a few helpers.
 
-Colours are fixed per mechanism (Okabe-Ito palette, colour-blind safe) so the same mechanism
-has the same colour in every figure; epsilons get a sequential palette. Chapters never set
-titles: captions live in the cell metadata.
+Colours are fixed per mechanism (the registry's Okabe-Ito palette, colour-blind safe) so the
+same mechanism has the same colour in every figure; epsilons get a sequential palette.
+Chapters never set titles: captions live in the cell metadata.
 """
 
 from __future__ import annotations
@@ -13,6 +13,10 @@ from importlib import resources
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
+
+from dadp_lite.data import DATASETS
+from dadp_lite.registry import REGISTRY
 
 __all__ = [
     "MECHANISM_COLORS",
@@ -20,32 +24,18 @@ __all__ = [
     "epsilon_colors",
     "errorband",
     "mechanism_color",
+    "plot_k_anonymity_sweep",
     "use_style",
 ]
 
+#: Colours of things that are not mechanisms but recur in figures.
+_EXTRA_COLORS = {"baseline": "#000000", "bound": "#E69F00", "exact": "#000000"}
 MECHANISM_COLORS: dict[str, str] = {
-    "laplace": "#0072B2",
-    "discrete_gaussian": "#56B4E9",
-    "cell_suppression": "#D55E00",
-    "dp_cell_suppression": "#D55E00",
-    "swapping": "#009E73",
-    "dp_swapping": "#009E73",
-    "k_anonymity": "#CC79A7",
-    "dp_k_anonymity": "#CC79A7",
-    "baseline": "#000000",
-    "bound": "#E69F00",
-    "exact": "#000000",
+    **{name: entry.color for name, entry in REGISTRY.items()},
+    **_EXTRA_COLORS,
 }
-
 MECHANISM_LABELS: dict[str, str] = {
-    "laplace": "Laplace",
-    "discrete_gaussian": "discrete Gaussian",
-    "cell_suppression": "cell suppression",
-    "dp_cell_suppression": "DP cell suppression",
-    "swapping": "swapping",
-    "dp_swapping": "DP swapping",
-    "k_anonymity": "k-anonymity",
-    "dp_k_anonymity": "DP k-anonymity",
+    **{name: entry.label for name, entry in REGISTRY.items()},
     "baseline": "non-private baseline",
 }
 
@@ -78,3 +68,51 @@ def errorband(ax, x, mean, se, *, label: str, color=None, z: float = 1.0, **line
     (line,) = ax.plot(x, mean, label=label, color=color, **line_kwargs)
     ax.fill_between(x, mean - z * se, mean + z * se, color=line.get_color(), alpha=0.2, lw=0)
     return line
+
+
+def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> None:
+    """One panel per dataset of ``metric`` (+- its ``_se`` column) against k.
+
+    ``sweep`` is the concatenation of :func:`dadp_lite.experiments.k_anonymity_sweep`
+    outputs with a ``dataset`` column. Traditional k-anonymity in its fixed colour, DP
+    k-anonymity one colour per epsilon; one legend below the panels.
+    """
+    names = list(dict.fromkeys(sweep["dataset"]))
+    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    epsilons = sorted(sweep["epsilon"].dropna().unique())
+    colors = epsilon_colors(epsilons)
+    for ax, name in zip(axes, names, strict=True):
+        part = sweep[sweep["dataset"] == name]
+        trad = part[part["mechanism"] == "k_anonymity"]
+        errorband(
+            ax,
+            trad["k"],
+            trad[metric],
+            trad[metric + "_se"],
+            label=MECHANISM_LABELS["k_anonymity"],
+            color=mechanism_color("k_anonymity"),
+            lw=3,
+        )
+        for eps in epsilons:
+            dp = part[(part["mechanism"] == "dp_k_anonymity") & (part["epsilon"] == eps)]
+            errorband(
+                ax,
+                dp["k"],
+                dp[metric],
+                dp[metric + "_se"],
+                color=colors[eps],
+                label=f"{MECHANISM_LABELS['dp_k_anonymity']}, epsilon = {eps:g}",
+                marker="o",
+                ms=3,
+            )
+        ks = sorted(part["k"].unique())
+        ax.set(xscale="log", xlabel="k (minimum class size)", ylabel=ylabel)
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.minorticks_off()
+        label = DATASETS[name].paper_label if name in DATASETS else name
+        ax.text(0.03, 0.96, label, transform=ax.transAxes, va="top", weight="bold")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(
+        handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False
+    )
+    fig.tight_layout(rect=(0, 0.08, 1, 1))

@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
+from dadp_lite.experiments import cell_suppression_sweep
 from dadp_lite.mechanisms.cell_suppression import (
     VARIANTS,
     cell_suppression,
     cell_suppression_main_text,
-    cell_suppression_sweep,
     dp_cell_suppression,
 )
 from dadp_lite.metrics import release_summary

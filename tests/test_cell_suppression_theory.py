@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import integrate
 
+from dadp_lite.experiments import bias_z_scores_by_count
 from dadp_lite.mechanisms.cell_suppression import dp_cell_suppression
 from dadp_lite.theory.cell_suppression import (
-    bias_z_scores_by_count,
     cell_suppression_bias,
     dp_cell_suppression_bias,
     dp_cell_suppression_bias_as_printed,

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from dadp_lite.experiments import comparisons as C
 from dadp_lite.histogram import Histogram
 from dadp_lite.mechanisms.cell_suppression import dp_cell_suppression
 from dadp_lite.mechanisms.laplace import laplace
@@ -153,11 +154,11 @@ def test_simulated_biases_match_exact_biases(epsilon):
     x = np.array([0, 2, 3, 7, 15])
     reps = 20_000
     lap = simulate(laplace, x, reps=reps, seed=11, epsilon=epsilon, project=True)
-    z_lap = F.bias_z_scores(lap, x, projected_laplace_bias(x, epsilon=epsilon),
+    z_lap = C.bias_z_scores(lap, x, projected_laplace_bias(x, epsilon=epsilon),
                             projected_laplace_variance(x, epsilon=epsilon))  # fmt: skip
     cs = simulate(dp_cell_suppression, x, reps=reps, seed=12, k=6, epsilon=epsilon)
     moments = dp_cell_suppression_moments(x, k=6, epsilon=epsilon)
-    z_cs = F.bias_z_scores(cs, x, moments.bias, moments.variance)
+    z_cs = C.bias_z_scores(cs, x, moments.bias, moments.variance)
     assert np.max(np.abs(z_lap)) < 4.5 and np.max(np.abs(z_cs)) < 4.5
 
 
@@ -165,7 +166,7 @@ def test_simulated_swapping_bias_matches_exact_bias():
     matrix = np.array([[2, 2, 9], [0, 5, 1]])
     hist = _grouped(matrix)
     released = simulate(dp_swapping, hist, reps=20_000, seed=13, qi=("qi",), epsilon=1.0)
-    z = F.bias_z_scores(released, hist.counts, F.swapping_bias(matrix, epsilon=1.0).ravel())
+    z = C.bias_z_scores(released, hist.counts, F.swapping_bias(matrix, epsilon=1.0).ravel())
     assert np.max(np.abs(z)) < 4.5
 
 
@@ -181,27 +182,27 @@ def test_counterexample_confirmed_by_simulation():
     cs = simulate(
         dp_cell_suppression, x, reps=reps, seed=22, chunk_size=100_000, k=k, epsilon=epsilon
     )
-    a_lap = F.simulated_alpha(lap, x, cells=(0, 1))  # exact bias is largest at x_1
-    a_cs = F.simulated_alpha(cs, x)  # plug-in: biased upwards, conservative here
+    a_lap = C.simulated_alpha(lap, x, cells=(0, 1))  # exact bias is largest at x_1
+    a_cs = C.simulated_alpha(cs, x)  # plug-in: biased upwards, conservative here
     z = (a_lap.alpha - a_cs.alpha) / math.hypot(a_lap.se, a_cs.se)
     assert z > 4.5
 
 
 def test_simulated_alpha_plug_in_and_fixed_cells():
     released = np.array([[1.0, 5.0], [3.0, 5.0], [2.0, 8.0]])
-    plug_in = F.simulated_alpha(released, [0, 0])
+    plug_in = C.simulated_alpha(released, [0, 0])
     assert plug_in.alpha == pytest.approx(6 - 2) and (plug_in.cell_max, plug_in.cell_min) == (1, 0)
-    fixed = F.simulated_alpha(released, [0, 0], cells=(0, 1))
+    fixed = C.simulated_alpha(released, [0, 0], cells=(0, 1))
     assert fixed.alpha == pytest.approx(-4)
     with pytest.raises(ValueError, match="cells"):
-        F.simulated_alpha(released, [0, 0], cells=(0, 5))
+        C.simulated_alpha(released, [0, 0], cells=(0, 5))
 
 
 def test_z_scores_handle_constant_releases():
     released = np.full((10, 2), 3.0)
-    z = F.bias_z_scores(released, [3, 1], [0.0, 2.0])
+    z = C.bias_z_scores(released, [3, 1], [0.0, 2.0])
     assert np.array_equal(z, [0.0, 0.0])
-    assert np.isinf(F.bias_z_scores(released, [3, 1], [0.5, 2.0])[0])
+    assert np.isinf(C.bias_z_scores(released, [3, 1], [0.5, 2.0])[0])
 
 
 # -------------------------------------------------------------------------- bad input

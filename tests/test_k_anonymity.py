@@ -11,14 +11,10 @@ import pytest
 from scipy.stats import norm
 
 import dadp_lite as dl
-from dadp_lite.mechanisms.k_anonymity import (
-    FEATURES_ALL,
-    dp_k_anonymity,
-    k_anonymity,
-    k_anonymity_sweep,
-    reconstruct,
-    sampling_probability,
-)
+from dadp_lite.data import ATTRIBUTES as FEATURES_ALL
+from dadp_lite.definitions import sampling_probability
+from dadp_lite.experiments import k_anonymity_sweep
+from dadp_lite.mechanisms.k_anonymity import dp_k_anonymity, k_anonymity, reconstruct
 from dadp_lite.mechanisms.mondrian import EquivalenceClass, Interval, mondrian
 
 SHAPE = (9, 2, 3, 5, 2)

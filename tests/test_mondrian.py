@@ -146,7 +146,7 @@ def test_bad_k_type_raises(data):
         ((), (), "at least one"),
         (("race", "zip"), (), "unknown"),
         (("race", "race"), (), "repeats"),
-        (("race", "sex"), ("age",), "not in qi"),
+        (("race", "sex"), ("age",), "numeric holds unknown"),
     ],
 )
 def test_bad_qi_raises(data, qi, numeric, match):

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dadp_lite.experiments import swapping_sweep
 from dadp_lite.histogram import Histogram
 from dadp_lite.mechanisms.swapping import (
     dp_swapping,
     swap_count,
     swapping,
     swapping_reference,
-    swapping_sweep,
 )
 from dadp_lite.metrics import BiasEstimate
 from dadp_lite.theory.swapping import (
@@ -231,9 +231,9 @@ def tiny():
 @pytest.mark.parametrize("qi", [(), ("nope",), ["race", "nope"]])
 def test_bad_qi_raises(tiny, qi):
     rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="quasi-identifier"):
+    with pytest.raises(ValueError, match="qi"):
         swapping(tiny, qi=qi, rate=0.5, rng=rng)
-    with pytest.raises(ValueError, match="quasi-identifier"):
+    with pytest.raises(ValueError, match="qi"):
         dp_swapping(tiny, qi=qi, epsilon=1.0, rng=rng)
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from dadp_lite.definitions import keep_probability
 from dadp_lite.metrics import l1_norm
 from dadp_lite.theory.accounting import (
     VALUE_DISCRETIZATION_INTERVAL,
@@ -24,7 +25,6 @@ from dadp_lite.theory.swapping import (
     dp_swapping_delta_proof_line3,
     dp_swapping_exact_delta,
     dp_swapping_expected_release,
-    dp_swapping_gamma,
     dp_swapping_output_distribution,
     dp_swapping_pair_delta,
     dp_swapping_record_delta,
@@ -97,7 +97,7 @@ def test_record_version_is_pure_dp_under_qi_replace(n_q, bound):
 @pytest.mark.parametrize("n_q", [2, 3, 9])
 def test_record_version_matches_randomized_response_accounting(n_q):
     for epsilon in EPSILONS:
-        keep = dp_swapping_gamma(epsilon, n_q)
+        keep = keep_probability(epsilon, n_q)
         pld = randomized_response_delta(epsilon, n_outcomes=n_q, keep_probability=keep)
         closed = randomized_response_delta_closed_form(
             epsilon, n_outcomes=n_q, keep_probability=keep
@@ -159,7 +159,7 @@ def test_theory_rejects_bad_epsilon(epsilon):
     with pytest.raises(ValueError, match="epsilon"):
         dp_swapping_delta_as_printed(epsilon, 9)
     with pytest.raises(ValueError, match="epsilon"):
-        dp_swapping_gamma(np.array([1.0, epsilon]), 9)
+        keep_probability(np.array([1.0, epsilon]), 9)
 
 
 def test_theory_rejects_small_n_q_bad_unit_and_adjacency():
@@ -174,7 +174,7 @@ def test_theory_rejects_small_n_q_bad_unit_and_adjacency():
 
 
 def test_gamma_definition():
-    assert dp_swapping_gamma(1.0, 9) == pytest.approx(math.e / (math.e + 8))
+    assert keep_probability(1.0, 9) == pytest.approx(math.e / (math.e + 8))
 
 
 def test_exact_delta_dispatch_and_bad_unit():

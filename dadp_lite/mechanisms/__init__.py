@@ -1,31 +1,30 @@
 """Traditional and DP disclosure-avoidance mechanisms.
 
 Every mechanism is a pure function of (input, parameters, rng, reps) returning all
-repetitions at once (first axis = repetitions).
+repetitions at once (first axis = repetitions). Mechanisms sample; they do not summarise
+(:mod:`dadp_lite.metrics`), plot (:mod:`dadp_lite.plotting`) or compute exact answers
+(:mod:`dadp_lite.theory`). :mod:`dadp_lite.registry` lists them with their exact bias and
+delta.
 """
 
 from dadp_lite.mechanisms.cell_suppression import (
+    VARIANTS,
     cell_suppression,
     cell_suppression_main_text,
-    cell_suppression_sweep,
     dp_cell_suppression,
 )
 from dadp_lite.mechanisms.discrete_gaussian import (
     discrete_gaussian,
-    discrete_gaussian_sigma,
     sample_discrete_gaussian,
     sigma_squared_fraction,
 )
 from dadp_lite.mechanisms.k_anonymity import (
     dp_k_anonymity,
     k_anonymity,
-    k_anonymity_sweep,
-    plot_k_anonymity_sweep,
     reconstruct,
     reconstruct_batch,
-    sampling_probability,
 )
-from dadp_lite.mechanisms.laplace import laplace, laplace_scale
+from dadp_lite.mechanisms.laplace import laplace
 from dadp_lite.mechanisms.mondrian import (
     CellTable,
     EquivalenceClass,
@@ -37,6 +36,7 @@ from dadp_lite.mechanisms.mondrian import (
     thin_cells,
 )
 from dadp_lite.mechanisms.swapping import (
+    UNITS,
     dp_swapping,
     swap_count,
     swapping,
@@ -44,33 +44,29 @@ from dadp_lite.mechanisms.swapping import (
 )
 
 __all__: list[str] = [
+    "UNITS",
+    "VARIANTS",
     "CellTable",
     "EquivalenceClass",
     "Interval",
     "MondrianBatch",
+    "cell_suppression",
+    "cell_suppression_main_text",
+    "discrete_gaussian",
+    "dp_cell_suppression",
     "dp_k_anonymity",
+    "dp_swapping",
     "k_anonymity",
-    "k_anonymity_sweep",
-    "plot_k_anonymity_sweep",
+    "laplace",
     "mondrian",
     "mondrian_anonypy",
     "mondrian_batch",
     "reconstruct",
     "reconstruct_batch",
-    "sampling_probability",
-    "thin_cells",
-    "cell_suppression",
-    "cell_suppression_main_text",
-    "cell_suppression_sweep",
-    "discrete_gaussian",
-    "discrete_gaussian_sigma",
-    "dp_cell_suppression",
-    "dp_swapping",
-    "laplace",
-    "laplace_scale",
     "sample_discrete_gaussian",
     "sigma_squared_fraction",
     "swap_count",
     "swapping",
     "swapping_reference",
+    "thin_cells",
 ]

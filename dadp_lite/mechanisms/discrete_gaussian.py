@@ -52,7 +52,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from dadp_lite._validate import check_counts, check_epsilon, check_positive_int, check_rng
+from dadp_lite._validate import check_rng
+from dadp_lite.definitions import discrete_gaussian_sigma
+from dadp_lite.mechanisms._additive import additive_release
 from dadp_lite.mechanisms._bernoulli_exp import (
     all_bernoulli_exp_one,
     bernoulli_exp_fraction,
@@ -63,7 +65,6 @@ from dadp_lite.mechanisms._bernoulli_exp import (
 
 __all__ = [
     "discrete_gaussian",
-    "discrete_gaussian_sigma",
     "sample_discrete_gaussian",
     "sigma_squared_fraction",
 ]
@@ -71,11 +72,6 @@ __all__ = [
 _INT64_SAFE = 2**62  # every modulus drawn with rng.integers stays below this
 _MAX_DENOMINATOR = 10**6
 _BATCH = 2**17  # proposals per pass: temporaries stay small enough to be reused
-
-
-def discrete_gaussian_sigma(epsilon: float) -> float:
-    """The paper's discrete Gaussian scale: ``sigma = 2 / epsilon`` (``sigma^2 = 4/eps^2``)."""
-    return 2.0 / check_epsilon(epsilon)
 
 
 def _check_sigma(sigma: object) -> None:
@@ -312,16 +308,16 @@ def discrete_gaussian(
     numpy.ndarray
         int64 array of shape ``(reps, n_cells)``.
     """
-    counts = check_counts(counts)
     if (epsilon is None) == (sigma is None):
         raise ValueError("give exactly one of epsilon or sigma")
     if epsilon is not None:
         sigma = discrete_gaussian_sigma(epsilon)
     else:
         _check_sigma(sigma)
-    reps = check_positive_int(reps, "reps")
-    released = sample_discrete_gaussian(sigma, (reps, counts.size), check_rng(rng))
-    released += counts
-    if project:
-        np.maximum(released, 0, out=released)
-    return released
+    return additive_release(
+        counts,
+        lambda rng_, shape: sample_discrete_gaussian(sigma, shape, rng_),
+        rng=rng,
+        reps=reps,
+        project=project,
+    )

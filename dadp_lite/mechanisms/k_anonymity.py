@@ -25,13 +25,14 @@ Documented choices the paper leaves open:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
+from dadp_lite.data import ATTRIBUTES
+from dadp_lite.definitions import sampling_probability
 from dadp_lite.mechanisms.mondrian import (
     CellTable,
     EquivalenceClass,
@@ -42,28 +43,16 @@ from dadp_lite.mechanisms.mondrian import (
     mondrian_batch,
     thin_cells,
 )
-from dadp_lite.metrics import release_summary
 
 __all__ = [
-    "FEATURES_ALL",
     "dp_k_anonymity",
     "k_anonymity",
-    "k_anonymity_sweep",
-    "plot_k_anonymity_sweep",
     "reconstruct",
     "reconstruct_batch",
-    "sampling_probability",
 ]
-
-FEATURES_ALL = ("race", "sex", "tenure", "age_bracket", "income_over_50k")
 
 #: Records reconstructed per block (bounds memory; the result does not depend on it).
 _BLOCK_RECORDS = 2_000_000
-
-
-def sampling_probability(epsilon: float) -> float:
-    """The paper's sampling probability ``beta = 1 - exp(-epsilon)``."""
-    return -math.expm1(-check_epsilon(epsilon))
 
 
 def _as_table(
@@ -236,7 +225,7 @@ def k_anonymity(
     rng: np.random.Generator,
     reps: int,
     numeric: Sequence[str] = (),
-    attributes: Sequence[str] = FEATURES_ALL,
+    attributes: Sequence[str] = ATTRIBUTES,
     domains: Mapping[str, Sequence] | None = None,
 ) -> np.ndarray:
     """Traditional k-anonymity: Mondrian once, then ``reps`` reconstructions.
@@ -271,7 +260,7 @@ def dp_k_anonymity(
     reps: int,
     beta: float | None = None,
     numeric: Sequence[str] = (),
-    attributes: Sequence[str] = FEATURES_ALL,
+    attributes: Sequence[str] = ATTRIBUTES,
     domains: Mapping[str, Sequence] | None = None,
 ) -> np.ndarray:
     """DP k-anonymity (Algorithm 5): Bernoulli(beta) subsample, Mondrian, reconstruction.
@@ -309,109 +298,3 @@ def dp_k_anonymity(
     k = _check_k(k, int(table.counts.sum()))
     counts, first = thin_cells(table, beta, rng=rng, reps=reps)
     return reconstruct_batch(mondrian_batch(table, counts, first, k), rng=rng)
-
-
-# --------------------------------------------------------------------------- experiments
-def k_anonymity_sweep(
-    records: pd.DataFrame,
-    *,
-    k_values: Sequence[int],
-    epsilons: Sequence[float],
-    reps: int,
-    seed: int,
-    qi: Sequence[str] = FEATURES_ALL,
-    attributes: Sequence[str] = FEATURES_ALL,
-    n_boot: int = 200,
-    chunk_size: int = 100,
-) -> pd.DataFrame:
-    """Error and fairness of traditional and DP k-anonymity over a grid of k and epsilon.
-
-    One row per (mechanism, epsilon, k) with: ``l1_error`` (mean over repetitions of
-    ``||released - x||_1``) and its standard error; ``bias_l1`` (l1 norm of the empirical
-    bias, as in the paper's tables) and ``alpha`` (max - min of the empirical bias), each
-    with a bootstrap standard error over repetitions; ``empty`` (repetitions whose
-    subsample was empty). Traditional k-anonymity has ``epsilon = nan`` and ``beta = 1``.
-    All QIs are categorical (the paper's setting). Seeds: one child of
-    ``SeedSequence(seed)`` per row, run through :func:`dadp_lite.simulate.simulate`.
-    """
-    from dadp_lite.simulate import make_rng, simulate
-
-    table = CellTable.from_records(records, qi, attributes=attributes)
-    true = np.bincount(table.flat_index, weights=table.counts, minlength=table.n_cells)
-    settings = [("k_anonymity", math.nan, k) for k in k_values]
-    settings += [("dp_k_anonymity", float(e), k) for e in epsilons for k in k_values]
-    children = np.random.SeedSequence(seed).spawn(len(settings))
-    rows = []
-    for (mechanism, epsilon, k), child in zip(settings, children, strict=True):
-        run_seed, boot_seed = child.spawn(2)
-        params = {"qi": tuple(qi), "k": k}
-        if mechanism == "dp_k_anonymity":
-            params["epsilon"] = epsilon
-        func = dp_k_anonymity if mechanism == "dp_k_anonymity" else k_anonymity
-        released = simulate(
-            func, table, reps=reps, seed=run_seed, chunk_size=chunk_size, progress=False, **params
-        )
-        summary = release_summary(released, true, rng=make_rng(boot_seed), n_boot=n_boot)
-        rows.append(
-            {
-                "mechanism": mechanism,
-                "epsilon": epsilon,
-                "beta": 1.0 if math.isnan(epsilon) else sampling_probability(epsilon),
-                "k": k,
-                "reps": reps,
-                **summary,
-                "empty": int((released.sum(axis=1) == 0).sum()),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> None:
-    """One panel per dataset of ``metric`` (+- its ``_se`` column) against k.
-
-    ``sweep`` is the concatenation of :func:`k_anonymity_sweep` outputs with a ``dataset``
-    column. Traditional k-anonymity in its fixed colour, DP k-anonymity one colour per
-    epsilon; one legend below the panels.
-    """
-    from dadp_lite.data import DATASETS
-    from dadp_lite.plotting import MECHANISM_LABELS, epsilon_colors, errorband, mechanism_color
-
-    names = list(dict.fromkeys(sweep["dataset"]))
-    axes = fig.subplots(1, len(names), squeeze=False)[0]
-    epsilons = sorted(sweep["epsilon"].dropna().unique())
-    colors = epsilon_colors(epsilons)
-    for ax, name in zip(axes, names, strict=True):
-        part = sweep[sweep["dataset"] == name]
-        trad = part[part["mechanism"] == "k_anonymity"]
-        errorband(
-            ax,
-            trad["k"],
-            trad[metric],
-            trad[metric + "_se"],
-            label=MECHANISM_LABELS["k_anonymity"],
-            color=mechanism_color("k_anonymity"),
-            lw=3,
-        )
-        for eps in epsilons:
-            dp = part[(part["mechanism"] == "dp_k_anonymity") & (part["epsilon"] == eps)]
-            errorband(
-                ax,
-                dp["k"],
-                dp[metric],
-                dp[metric + "_se"],
-                color=colors[eps],
-                label=f"{MECHANISM_LABELS['dp_k_anonymity']}, epsilon = {eps:g}",
-                marker="o",
-                ms=3,
-            )
-        ks = sorted(part["k"].unique())
-        ax.set(xscale="log", xlabel="k (minimum class size)", ylabel=ylabel)
-        ax.set_xticks(ks, [str(k) for k in ks])
-        ax.minorticks_off()
-        label = DATASETS[name].paper_label if name in DATASETS else name
-        ax.text(0.03, 0.96, label, transform=ax.transAxes, va="top", weight="bold")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(
-        handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False
-    )
-    fig.tight_layout(rect=(0, 0.08, 1, 1))

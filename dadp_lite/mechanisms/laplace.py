@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from dadp_lite._validate import check_counts, check_epsilon, check_positive_int, check_rng
+from dadp_lite.definitions import laplace_scale
+from dadp_lite.mechanisms._additive import additive_release
 
-__all__ = ["laplace", "laplace_scale"]
-
-
-def laplace_scale(epsilon: float) -> float:
-    """The paper's Laplace scale ``b = 2 / epsilon`` (L1 sensitivity 2, replace-one)."""
-    return 2.0 / check_epsilon(epsilon)
+__all__ = ["laplace"]
 
 
 def laplace(
@@ -36,7 +32,8 @@ def laplace(
     counts
         True histogram, non-negative integers, shape ``(n_cells,)``.
     epsilon
-        Privacy parameter (> 0, finite); the noise scale is ``2 / epsilon``.
+        Privacy parameter (> 0, finite); the noise scale is ``2 / epsilon``
+        (:func:`dadp_lite.definitions.laplace_scale`).
     rng
         The numpy Generator all randomness comes from.
     reps
@@ -49,12 +46,11 @@ def laplace(
     numpy.ndarray
         float64 array of shape ``(reps, n_cells)``.
     """
-    counts = check_counts(counts)
     scale = laplace_scale(epsilon)
-    reps = check_positive_int(reps, "reps")
-    rng = check_rng(rng)
-    released = rng.laplace(0.0, scale, size=(reps, counts.size))
-    released += counts
-    if project:
-        np.maximum(released, 0.0, out=released)
-    return released
+    return additive_release(
+        counts,
+        lambda rng_, shape: rng_.laplace(0.0, scale, size=shape),
+        rng=rng,
+        reps=reps,
+        project=project,
+    )

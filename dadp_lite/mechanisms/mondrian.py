@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from dadp_lite._validate import check_positive_int, check_probability, check_rng
+from dadp_lite._validate import check_positive_int, check_probability, check_qi, check_rng
 from dadp_lite.data import feature_domains
 from dadp_lite.histogram import Histogram
 
@@ -89,20 +89,8 @@ class EquivalenceClass:
 
 # --------------------------------------------------------------------------- validation
 def _check_qi(qi: object, columns: Sequence[str], numeric: object) -> tuple[tuple, tuple]:
-    if isinstance(qi, str):
-        qi = (qi,)
-    qi = tuple(qi)  # type: ignore[arg-type]
-    if not qi:
-        raise ValueError("qi must name at least one quasi-identifier")
-    if len(set(qi)) != len(qi):
-        raise ValueError(f"qi repeats a column: {qi}")
-    unknown = [q for q in qi if q not in columns]
-    if unknown:
-        raise ValueError(f"unknown quasi-identifier(s) {unknown}; have {list(columns)}")
-    numeric = (numeric,) if isinstance(numeric, str) else tuple(numeric)  # type: ignore[arg-type]
-    stray = [c for c in numeric if c not in qi]
-    if stray:
-        raise ValueError(f"numeric names column(s) {stray} that are not in qi {qi}")
+    qi = check_qi(qi, list(columns))
+    numeric = check_qi(numeric, qi, "numeric") if numeric not in ((), []) else ()
     return qi, numeric
 
 
@@ -227,10 +215,13 @@ class CellTable:
         """Cells of ``records`` over ``attributes`` (default: the QIs)."""
         if not isinstance(records, pd.DataFrame):
             raise TypeError(f"records must be a pandas DataFrame, got {type(records).__name__}")
+        qi, numeric = _check_qi(qi, list(records.columns), numeric)
         attributes = tuple(qi if attributes is None else attributes)
-        unknown = [a for a in dict.fromkeys((*attributes, *qi)) if a not in records.columns]
+        unknown = [a for a in attributes if a not in records.columns]
         if unknown:
-            raise ValueError(f"unknown column(s) {unknown}; records have {list(records.columns)}")
+            raise ValueError(
+                f"attributes: unknown column(s) {unknown}; records have {list(records.columns)}"
+            )
         qi, numeric = _check_qi(qi, attributes, numeric)
         hist = Histogram.from_records(records, attributes, _domains(attributes, domains))
         _check_numeric_domains(hist, numeric)

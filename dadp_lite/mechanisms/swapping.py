@@ -52,24 +52,27 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
+from dadp_lite._validate import (
+    check_choice,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+    check_qi,
+    check_rng,
+)
+from dadp_lite.data import ATTRIBUTES
+from dadp_lite.definitions import UNITS, keep_probability
 from dadp_lite.histogram import Histogram
-from dadp_lite.metrics import release_summary
-from dadp_lite.simulate import make_rng, simulate
+from dadp_lite.paper import PAPER_QI
 
 __all__ = [
-    "DEFAULT_QI",
+    "UNITS",
     "dp_swapping",
-    "dp_swapping_keep_probability",
     "swap_count",
     "swapping",
     "swapping_reference",
-    "swapping_sweep",
 ]
 
-DEFAULT_QI: tuple[str, ...] = ("race",)
-DEFAULT_ATTRIBUTES = ("race", "sex", "tenure", "age_bracket", "income_over_50k")
-UNITS = ("cell", "record")
 _TIE_TOLERANCE = 1e-9
 
 
@@ -78,21 +81,12 @@ def _as_histogram(data: object, attributes: Sequence[str] | None) -> Histogram:
     if isinstance(data, Histogram):
         return data
     if isinstance(data, pd.DataFrame):
-        return Histogram.from_records(
-            data, DEFAULT_ATTRIBUTES if attributes is None else attributes
-        )
+        return Histogram.from_records(data, ATTRIBUTES if attributes is None else attributes)
     raise TypeError(f"data must be a Histogram or a records DataFrame, got {type(data).__name__}")
 
 
 def _qi_tuple(hist: Histogram, qi: object) -> tuple[str, ...]:
-    if isinstance(qi, str):
-        qi = (qi,)
-    if qi is None:
-        raise ValueError("qi must name at least one quasi-identifier")
-    qi = tuple(qi)
-    hist.n_qi(qi)  # raises ValueError for empty or unknown QI
-    if len(set(qi)) != len(qi):
-        raise ValueError(f"qi repeats a name: {qi}")
+    qi = check_qi(qi, hist.attributes)
     if hist.n_qi(qi) < 2:
         raise ValueError(
             f"the QI universe must hold >= 2 values (n_Q >= 2), got n_Q = {hist.n_qi(qi)}"
@@ -183,7 +177,7 @@ def _check_common(hist, qi, rate, rng, reps):
 def swapping(
     records_or_histogram: Histogram | pd.DataFrame,
     *,
-    qi: Sequence[str] = DEFAULT_QI,
+    qi: Sequence[str] = PAPER_QI,
     rate: float,
     rng: np.random.Generator,
     reps: int = 1,
@@ -292,7 +286,7 @@ def _draw_cell(r: int, cells: np.ndarray, remaining: np.ndarray, rng) -> int:
 def swapping_reference(
     records_or_histogram: Histogram | pd.DataFrame,
     *,
-    qi: Sequence[str] = DEFAULT_QI,
+    qi: Sequence[str] = PAPER_QI,
     rate: float,
     rng: np.random.Generator,
     reps: int = 1,
@@ -340,17 +334,10 @@ def swapping_reference(
 
 
 # ----------------------------------------------------------------------- DP swapping
-def dp_swapping_keep_probability(epsilon: float, n_q: int) -> float:
-    """gamma = e^eps / (e^eps + n_Q - 1), the probability a QI value is kept."""
-    epsilon = check_epsilon(epsilon)
-    n_q = check_positive_int(n_q, "n_q", minimum=2)
-    return 1.0 / (1.0 + (n_q - 1) * math.exp(-epsilon))
-
-
 def dp_swapping(
     counts_or_histogram: Histogram | pd.DataFrame,
     *,
-    qi: Sequence[str] = DEFAULT_QI,
+    qi: Sequence[str] = PAPER_QI,
     epsilon: float,
     rng: np.random.Generator,
     reps: int = 1,
@@ -377,10 +364,9 @@ def dp_swapping(
     epsilon = check_epsilon(epsilon)
     rng = check_rng(rng)
     reps = check_positive_int(reps, "reps")
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    check_choice(unit, "unit", UNITS)
     n_q = hist.n_qi(qi)
-    gamma = dp_swapping_keep_probability(epsilon, n_q)
+    gamma = keep_probability(epsilon, n_q)
     matrix = hist.to_qi_matrix(qi)
     if unit == "cell":
         released = _dp_swapping_cells(matrix, gamma, rng, reps)
@@ -415,59 +401,3 @@ def _dp_swapping_records(matrix: np.ndarray, gamma: float, rng, reps: int) -> np
         trials = np.broadcast_to(matrix[rows, q], (reps, rows.size))
         out[:, rows, :] += rng.multinomial(trials, pvals)
     return out
-
-
-# ------------------------------------------------------------------------------ sweep
-def swapping_sweep(
-    hist: Histogram,
-    *,
-    rates: Sequence[float],
-    epsilons: Sequence[float],
-    reps: int,
-    seed: int,
-    qi: Sequence[str] = DEFAULT_QI,
-    units: Sequence[str] = UNITS,
-    n_boot: int = 100,
-) -> pd.DataFrame:
-    """Monte Carlo sweep of traditional swapping over ``rates`` and DP swapping over ``epsilons``.
-
-    One row per configuration: ``mechanism``, ``unit`` ("-" for traditional), ``rate``,
-    ``epsilon``, ``fraction`` (the share of records whose QI value is redrawn: ``rate`` for
-    traditional swapping, ``1 - gamma`` for DP swapping), the mean L1 error
-    ``||x~ - x||_1`` and its SE, the L1 norm of the empirical bias, the empirical alpha and
-    its bootstrap SE. Each configuration draws from its own child of ``SeedSequence(seed)``
-    keyed by its values; repetitions run through :func:`dadp_lite.simulate.simulate`.
-    """
-    hist = _as_histogram(hist, None)
-    qi = _qi_tuple(hist, qi)
-    reps = check_positive_int(reps, "reps", minimum=2)
-    rates = [check_probability(r, "rate", open_low=False) for r in rates]
-    epsilons = [check_epsilon(e) for e in epsilons]
-    for unit in units:
-        if unit not in UNITS:
-            raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
-    n_q = hist.n_qi(qi)
-    root = np.random.SeedSequence(seed)
-    configs = [("swapping", "-", r, math.nan, r) for r in rates] + [
-        ("dp_swapping", u, math.nan, e, 1.0 - dp_swapping_keep_probability(e, n_q))
-        for u in units
-        for e in epsilons
-    ]
-    rows = []
-    for mechanism, unit, rate, epsilon, fraction in configs:
-        key = (int(mechanism == "dp_swapping"), (("-",) + UNITS).index(unit),
-               round(0 if math.isnan(rate) else rate * 1e6),
-               round(0 if math.isnan(epsilon) else epsilon * 1e6))  # fmt: skip
-        sim_seed, boot_seed = np.random.SeedSequence(root.entropy, spawn_key=key).spawn(2)
-        if mechanism == "swapping":
-            params = {"qi": qi, "rate": rate}
-            released = simulate(swapping, hist, reps=reps, seed=sim_seed, progress=False, **params)
-        else:
-            params = {"qi": qi, "epsilon": epsilon, "unit": unit}
-            released = simulate(
-                dp_swapping, hist, reps=reps, seed=sim_seed, progress=False, **params
-            )
-        summary = release_summary(released, hist.counts, rng=make_rng(boot_seed), n_boot=n_boot)
-        rows.append({"mechanism": mechanism, "unit": unit, "rate": rate, "epsilon": epsilon,
-                     "fraction": fraction, **summary})  # fmt: skip
-    return pd.DataFrame(rows)

@@ -1,4 +1,9 @@
-"""Closed forms, exact enumeration and tight privacy curves (see each submodule)."""
+"""Exact answers: closed forms, exact enumeration and tight privacy curves.
+
+Nothing here samples: every function computes a number the simulations of
+:mod:`dadp_lite.experiments` are compared with. Printed formulas of the paper are named
+``*_as_printed``; corrected forms get their own names (see each submodule).
+"""
 
 from dadp_lite.theory.accounting import (
     BinnedBounds,
@@ -18,6 +23,7 @@ from dadp_lite.theory.accounting import (
 )
 from dadp_lite.theory.baselines import (
     discrete_gaussian_delta_as_printed,
+    discrete_gaussian_delta_table_reading,
     expected_empirical_alpha,
     laplace_alpha_as_printed,
     projected_discrete_gaussian_bias,
@@ -40,19 +46,13 @@ from dadp_lite.theory.cell_suppression import (
 )
 from dadp_lite.theory.fairness import (
     ComparisonSearch,
-    CounterexampleCheck,
-    SimulatedAlpha,
     alpha_cell_suppression,
     alpha_cell_suppression_as_printed,
     alpha_laplace_proof_line,
     alpha_swapping,
     alpha_swapping_as_printed,
     alpha_swapping_sharp_bound,
-    bias_z_scores,
     comparison_search,
-    confirm_counterexample,
-    simulated_alpha,
-    spread,
     swapping_bias,
 )
 from dadp_lite.theory.k_anonymity import (
@@ -84,6 +84,7 @@ from dadp_lite.theory.privacy import (
     ADJACENCIES,
     binomial_pmf,
     check_distribution,
+    deterministic_worst_case_delta,
     exact_delta,
     histograms_up_to,
     hockey_stick,
@@ -101,7 +102,6 @@ from dadp_lite.theory.swapping import (
     dp_swapping_delta_proof_line3,
     dp_swapping_exact_delta,
     dp_swapping_expected_release,
-    dp_swapping_gamma,
     dp_swapping_output_distribution,
     dp_swapping_pair_delta,
     dp_swapping_record_delta,
@@ -112,19 +112,13 @@ from dadp_lite.theory.swapping import (
 
 __all__ = [
     "ComparisonSearch",
-    "CounterexampleCheck",
-    "SimulatedAlpha",
     "alpha_cell_suppression",
     "alpha_cell_suppression_as_printed",
     "alpha_laplace_proof_line",
     "alpha_swapping",
     "alpha_swapping_as_printed",
     "alpha_swapping_sharp_bound",
-    "bias_z_scores",
     "comparison_search",
-    "confirm_counterexample",
-    "simulated_alpha",
-    "spread",
     "swapping_bias",
     "cell_suppression_bias",
     "dp_cell_suppression_bias",
@@ -146,7 +140,6 @@ __all__ = [
     "dp_swapping_delta_proof_line3",
     "dp_swapping_exact_delta",
     "dp_swapping_expected_release",
-    "dp_swapping_gamma",
     "dp_swapping_output_distribution",
     "dp_swapping_pair_delta",
     "dp_swapping_record_delta",
@@ -168,6 +161,7 @@ __all__ = [
     "randomized_response_delta_closed_form",
     "randomized_response_distributions",
     "discrete_gaussian_delta_as_printed",
+    "discrete_gaussian_delta_table_reading",
     "expected_empirical_alpha",
     "laplace_alpha_as_printed",
     "projected_discrete_gaussian_bias",
@@ -199,6 +193,7 @@ __all__ = [
     "ADJACENCIES",
     "binomial_pmf",
     "check_distribution",
+    "deterministic_worst_case_delta",
     "exact_delta",
     "histograms_up_to",
     "hockey_stick",

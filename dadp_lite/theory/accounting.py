@@ -38,11 +38,11 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.pld import privacy_loss_mechanism as plm
 from scipy import special, stats
 
-from dadp_lite._validate import check_epsilon, check_positive_int, check_probability
-from dadp_lite.theory.privacy import _epsilons, exact_delta
+from dadp_lite._validate import check_epsilon, check_epsilons, check_positive_int, check_probability
+from dadp_lite.definitions import ADJACENCIES
+from dadp_lite.theory.privacy import exact_delta
 
 __all__ = [
-    "HISTOGRAM_ADJACENCIES",
     "VALUE_DISCRETIZATION_INTERVAL",
     "BinnedBounds",
     "binned_privacy_bounds",
@@ -61,15 +61,14 @@ __all__ = [
     "randomized_response_distributions",
 ]
 
-HISTOGRAM_ADJACENCIES = ("add_remove", "replace", "qi_replace")
 VALUE_DISCRETIZATION_INTERVAL = 1e-4
 _MAX_GRID_CELLS = 4_000_000
 
 
 def n_unit_shifts(adjacency: str) -> int:
     """Number of cells that change by one between neighbours (1 add/remove, 2 replace)."""
-    if adjacency not in HISTOGRAM_ADJACENCIES:
-        raise ValueError(f"adjacency must be one of {HISTOGRAM_ADJACENCIES}, got {adjacency!r}")
+    if adjacency not in ADJACENCIES:
+        raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
     return 1 if adjacency == "add_remove" else 2
 
 
@@ -108,7 +107,7 @@ def laplace_histogram_delta(epsilon, *, scale: float, adjacency: str) -> float |
     ``"add_remove"``: analytic (``dp_accounting`` LaplacePrivacyLoss); ``"replace"``: PLD
     of two composed unit shifts (overestimates by at most :func:`pld_error_bound`).
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     scale = check_epsilon(scale, "scale")
     shifts = n_unit_shifts(adjacency)
     if shifts == 1:
@@ -124,7 +123,7 @@ def gaussian_histogram_delta(epsilon, *, sigma: float, adjacency: str) -> float 
     Two unit shifts in different coordinates are one shift of Euclidean length sqrt(2), so
     both adjacencies use ``dp_accounting``'s analytic GaussianPrivacyLoss.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     sigma = check_epsilon(sigma, "sigma")
     sensitivity = math.sqrt(n_unit_shifts(adjacency))
     loss = plm.GaussianPrivacyLoss(sigma, sensitivity=sensitivity)
@@ -139,7 +138,7 @@ def discrete_gaussian_histogram_delta(
     ``sigma`` is the discrete Gaussian's parameter, not its standard deviation.
     ``"add_remove"``: analytic single shift; ``"replace"``: pessimistic PLD of two shifts.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     sigma = check_epsilon(sigma, "sigma")
     if n_unit_shifts(adjacency) == 1:
         values = plm.DiscreteGaussianPrivacyLoss(sigma).get_delta_for_epsilon(eps.ravel())
@@ -164,7 +163,7 @@ def randomized_response_delta(
     ``dp_accounting.pld.from_randomized_response`` (pessimistic PLD, overestimate at most
     h); outside that range (which dp_accounting does not model) the exact closed form.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     n, keep = _check_rr(n_outcomes, keep_probability)
     # dp_accounting's noise parameter: probability of reporting a uniform value over all n.
     noise = n * (1.0 - keep) / (n - 1)
@@ -190,7 +189,7 @@ def laplace_delta_closed_form(epsilon, *, scale: float, adjacency: str) -> float
     One shift: ``1 - exp((eps - c) / 2)`` for eps < c, else 0. Two shifts (replace):
     ``1 - exp(-u/2) (1 + u/4)`` with ``u = 2c - eps`` for eps < 2c, else 0.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     c = 1.0 / check_epsilon(scale, "scale")
     if n_unit_shifts(adjacency) == 1:
         values = np.where(eps < c, -np.expm1((eps - c) / 2.0), 0.0)
@@ -205,7 +204,7 @@ def gaussian_delta_closed_form(epsilon, *, sigma: float, adjacency: str) -> floa
 
     D = 1 (add/remove) or sqrt(2) (replace) is the Euclidean length of the shift.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     sigma = check_epsilon(sigma, "sigma")
     shift = math.sqrt(n_unit_shifts(adjacency))
     a = shift / (2 * sigma) - eps * sigma / shift
@@ -230,7 +229,7 @@ def randomized_response_delta_closed_form(
     epsilon, *, n_outcomes: int, keep_probability: float
 ) -> float | np.ndarray:
     """Exact delta of k-ary RR: ``max(0, a - e^eps b, b - e^eps a)``, a = keep, b = (1-a)/(n-1)."""
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     n, keep = _check_rr(n_outcomes, keep_probability)
     other = (1.0 - keep) / (n - 1)
     with np.errstate(over="ignore"):
@@ -284,7 +283,7 @@ def discrete_gaussian_delta_enumerated(
     epsilon, *, sigma: float, adjacency: str
 ) -> float | np.ndarray:
     """Exact delta of the discrete Gaussian histogram mechanism by enumerating outputs."""
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     p, q = discrete_gaussian_output_pair(sigma, adjacency)
     return _shaped(eps, exact_delta(p, q, eps.ravel()))
 
@@ -336,7 +335,7 @@ def binned_privacy_bounds(
     Laplace scale) or ``"gaussian"`` (``scale`` = standard deviation). Both bounds converge
     to the exact values as ``n_bins`` grows.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     scale = check_epsilon(scale, "scale")
     n_bins = check_positive_int(n_bins, "n_bins")
     p, q, loss_min, loss_max = _binned_coordinate(noise, scale, n_bins)

@@ -19,12 +19,12 @@ import math
 import numpy as np
 from scipy import special
 
-from dadp_lite._validate import check_counts, check_epsilon
+from dadp_lite._validate import check_counts, check_epsilon, check_epsilons
 from dadp_lite.theory.accounting import discrete_gaussian_pmf
-from dadp_lite.theory.privacy import _epsilons
 
 __all__ = [
     "discrete_gaussian_delta_as_printed",
+    "discrete_gaussian_delta_table_reading",
     "expected_empirical_alpha",
     "laplace_alpha_as_printed",
     "projected_discrete_gaussian_bias",
@@ -111,7 +111,7 @@ def zcdp_delta(epsilon, *, rho) -> float | np.ndarray:
     rho_values = np.asarray(rho, dtype=float)
     if not np.all(np.isfinite(rho_values)) or np.any(rho_values <= 0):
         raise ValueError(f"rho must be finite and > 0, got {rho!r}")
-    return _conversion(_epsilons(epsilon), rho_values)
+    return _conversion(check_epsilons(epsilon, allow_zero=True), rho_values)
 
 
 def _conversion(eps: np.ndarray, rho: float | np.ndarray) -> float | np.ndarray:
@@ -127,11 +127,23 @@ def discrete_gaussian_delta_as_printed(epsilon, *, noise_epsilon=None) -> float 
     target ``epsilon``, as the paper's tables pair them). Vacuous (1) where
     ``epsilon <= e^2 / 2``.
     """
-    eps = _epsilons(epsilon)
-    noise = eps if noise_epsilon is None else _epsilons(noise_epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
+    noise = eps if noise_epsilon is None else check_epsilons(noise_epsilon, allow_zero=True)
     if np.any(noise <= 0):
         raise ValueError(f"noise_epsilon must be > 0, got {noise_epsilon!r}")
     return _conversion(eps, 0.5 * noise**2)
+
+
+def discrete_gaussian_delta_table_reading(epsilon) -> float | np.ndarray:
+    """The reading that reproduces the discrete Gaussian delta column of Tables 1-3: the
+    zCDP conversion with ``rho = epsilon / 10``.
+
+    Gaussian noise of variance ``20 / epsilon`` on a query of l2 sensitivity 2 is
+    ``rho``-zCDP with ``rho = 2^2 / (2 * 20 / epsilon) = epsilon / 10``. The text states
+    ``N_Z(0, 4 / epsilon^2)`` instead (:func:`discrete_gaussian_delta_as_printed`).
+    """
+    eps = check_epsilons(epsilon)
+    return zcdp_delta(eps, rho=eps / 10)
 
 
 def projected_discrete_gaussian_bias(counts: object, *, sigma: float) -> np.ndarray:

@@ -39,15 +39,21 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from dadp_lite._validate import check_counts, check_epsilon, check_positive_int
-from dadp_lite.mechanisms.cell_suppression import check_threshold, check_variant
+from dadp_lite._validate import (
+    check_choice,
+    check_counts,
+    check_epsilon,
+    check_epsilons,
+    check_positive,
+    check_positive_int,
+)
+from dadp_lite.definitions import VARIANTS, laplace_scale
 from dadp_lite.theory.privacy import exact_delta, histograms_up_to
 
 __all__ = [
+    "VARIANTS",
     "CellSuppressionMoments",
-    "bias_z_scores_by_count",
     "WorstCase",
     "cell_suppression_bias",
     "dp_cell_suppression_bias",
@@ -67,6 +73,16 @@ __all__ = [
 ]
 
 SUPPORTED_ADJACENCIES = ("replace", "add_remove")
+
+
+def check_threshold(k: object) -> float:
+    """The suppression threshold ``k`` as a float (finite, > 0)."""
+    return check_positive(k, "k")
+
+
+def check_variant(variant: object) -> str:
+    """``variant`` after checking it is one of :data:`VARIANTS`."""
+    return str(check_choice(variant, "variant", VARIANTS))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -104,7 +120,7 @@ def suppression_probabilities(counts: object, *, k: float, epsilon: float) -> np
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
     x = check_counts(counts).astype(float)
-    return laplace_cdf(k - x, 2.0 / epsilon)
+    return laplace_cdf(k - x, laplace_scale(epsilon))
 
 
 def threshold_interval_probabilities(k: float, epsilon: float, top: int) -> np.ndarray:
@@ -112,7 +128,7 @@ def threshold_interval_probabilities(k: float, epsilon: float, top: int) -> np.n
 
     ``k~ = k + Lap(2/eps)``; the result has ``top + 2`` entries summing to 1.
     """
-    scale = 2.0 / epsilon
+    scale = laplace_scale(epsilon)
     edges = np.arange(0, top + 1, dtype=float) - k
     cdf = laplace_cdf(edges, scale)
     sf = _laplace_sf(edges, scale)
@@ -124,12 +140,8 @@ def threshold_interval_probabilities(k: float, epsilon: float, top: int) -> np.n
 
 
 def _dp_delta_inputs(epsilon: object) -> tuple[np.ndarray, bool]:
-    eps = np.asarray(epsilon, dtype=float)
-    scalar = eps.ndim == 0
-    eps = np.atleast_1d(eps)
-    for value in eps:
-        check_epsilon(float(value))
-    return eps, scalar
+    eps = check_epsilons(epsilon)
+    return np.atleast_1d(eps), eps.ndim == 0
 
 
 # --------------------------------------------------------------------------- privacy
@@ -150,7 +162,7 @@ def dp_cell_suppression_delta_as_printed(
 
 def _per_cell_cell_distribution(count: int, k: float, epsilon: float) -> dict[float, float]:
     """Output law of one cell under the per-cell variant: {value: probability}."""
-    released = float(laplace_cdf(count - k, 2.0 / epsilon))  # P(count + eta >= k)
+    released = float(laplace_cdf(count - k, laplace_scale(epsilon)))  # P(count + eta >= k)
     law: dict[float, float] = {}
     law[float(count)] = law.get(float(count), 0.0) + released
     law[k / 2] = law.get(k / 2, 0.0) + (1.0 - released)
@@ -416,7 +428,7 @@ class CellSuppressionMoments:
 
 
 def _noisy_threshold_moments(x: np.ndarray, k: float, epsilon: float) -> CellSuppressionMoments:
-    scale = 2.0 / epsilon
+    scale = laplace_scale(epsilon)
     top = int(math.ceil(max(float(x.max()), k) + 80 * scale)) + 2  # P(k~ > top) < 1e-17
     probs = threshold_interval_probabilities(k, epsilon, top)[1:-1]  # j = 0..top-1
     j = np.arange(top)
@@ -472,48 +484,6 @@ def dp_cell_suppression_l1_bound_as_printed(counts: object, *, k: float, epsilon
     return float(np.linalg.norm(k / 2 - x) * np.linalg.norm(p))
 
 
-def bias_z_scores_by_count(
-    released: np.ndarray,
-    counts: object,
-    *,
-    k: float,
-    epsilon: float,
-    variant: str = "per_cell",
-    min_events: float = 10.0,
-) -> pd.DataFrame:
-    """Simulated against exact bias, pooled over cells that share a count.
-
-    Cells with equal counts have the same exact bias. Per cell they are independent, so
-    their releases are pooled (SE from the exact variance over ``reps * cells`` draws);
-    under the noisy threshold they are released identically, so one of them is used
-    (SE over ``reps`` draws). ``clt`` marks groups whose expected number of suppressions
-    and non-suppressions both reach ``min_events`` (the z-score is then close to
-    normal); groups with zero variance must match exactly (``z`` 0 or inf).
-    """
-    variant = check_variant(variant)
-    x = check_counts(counts)
-    released = np.asarray(released, dtype=float)
-    reps = released.shape[0]
-    moments = dp_cell_suppression_moments(x, k=k, epsilon=epsilon, variant=variant)
-    p = suppression_probabilities(x, k=k, epsilon=epsilon)
-    rows = []
-    for value in np.unique(x):
-        cells = np.flatnonzero(x == value)
-        draws = reps * cells.size if variant == "per_cell" else reps
-        sample = released[:, cells] if variant == "per_cell" else released[:, cells[:1]]
-        first = cells[0]
-        gap = sample.mean() - value - moments.bias[first]
-        se = math.sqrt(moments.variance[first] / draws)
-        z = gap / se if se > 0 else (0.0 if abs(gap) < 1e-9 else math.inf)
-        events = draws * min(p[first], 1 - p[first])
-        rows.append(
-            {"count": int(value), "cells": cells.size, "empirical": gap + moments.bias[first],
-             "exact": moments.bias[first], "se": se, "z": z,
-             "clt": bool(events >= min_events and se > 0)}
-        )  # fmt: skip
-    return pd.DataFrame(rows)
-
-
 def dp_cell_suppression_l1_error_moments(
     counts: object, *, k: float, epsilon: float, variant: str = "per_cell"
 ) -> tuple[float, float]:
@@ -532,7 +502,7 @@ def dp_cell_suppression_l1_error_moments(
         p = suppression_probabilities(x, k=k, epsilon=epsilon)
         gap = np.abs(k / 2 - x)
         return float((gap * p).sum()), float((gap**2 * p * (1 - p)).sum())
-    scale = 2.0 / epsilon
+    scale = laplace_scale(epsilon)
     top = int(math.ceil(max(float(x.max()), k) + 80 * scale)) + 2
     probs = threshold_interval_probabilities(k, epsilon, top)[1:-1]  # j = 0..top-1
     j = np.arange(top)

@@ -15,9 +15,8 @@ compares the three bounds. This module holds
   attained;
 * a systematic counterexample search for the comparison theorem
   ("if ``2 <= x_1 <= k`` then ``alpha_Lap <= alpha_CS`` and ``alpha_Lap <= alpha_SW``"),
-  read once about the printed bounds and once about the true alphas;
-* Monte Carlo helpers: per-cell z-scores of simulated against exact biases and the
-  simulated alpha with a delta-method standard error.
+  read once about the printed bounds and once about the true alphas (its confirmation by
+  simulation is in :mod:`dadp_lite.experiments.fairness`).
 
 Every function accepts leading batch axes on the counts (``(..., n_cells)``, or
 ``(..., n_groups, n_Q)`` for swapping) and returns a float for a single histogram.
@@ -34,26 +33,24 @@ import numpy as np
 import pandas as pd
 
 from dadp_lite._validate import check_counts, check_epsilon, check_positive_int
-from dadp_lite.mechanisms.cell_suppression import check_threshold
+from dadp_lite.metrics import alpha_fairness
 from dadp_lite.theory.baselines import projected_laplace_bias
-from dadp_lite.theory.cell_suppression import dp_cell_suppression_bias, suppression_probabilities
+from dadp_lite.theory.cell_suppression import (
+    check_threshold,
+    dp_cell_suppression_bias,
+    suppression_probabilities,
+)
 from dadp_lite.theory.swapping import dp_swapping_transition_matrix
 
 __all__ = [
     "ComparisonSearch",
-    "CounterexampleCheck",
-    "SimulatedAlpha",
     "alpha_cell_suppression",
     "alpha_cell_suppression_as_printed",
     "alpha_laplace_proof_line",
     "alpha_swapping",
     "alpha_swapping_as_printed",
     "alpha_swapping_sharp_bound",
-    "bias_z_scores",
     "comparison_search",
-    "confirm_counterexample",
-    "simulated_alpha",
-    "spread",
     "swapping_bias",
 ]
 
@@ -80,14 +77,6 @@ def _qi_matrix(matrix: object) -> np.ndarray:
 
 def _out(value: np.ndarray) -> float | np.ndarray:
     return float(value) if np.ndim(value) == 0 else value
-
-
-def spread(bias: object, axis: int | tuple[int, ...] = -1) -> float | np.ndarray:
-    """max minus min along ``axis``: the alpha of a bias vector (Definition of alpha-fairness)."""
-    bias = np.asarray(bias, dtype=float)
-    if bias.size == 0:
-        raise ValueError("bias is empty")
-    return _out(bias.max(axis=axis) - bias.min(axis=axis))
 
 
 # ------------------------------------------------------------------ printed bounds
@@ -152,13 +141,13 @@ def alpha_cell_suppression(counts: object, *, k: float, epsilon: float) -> float
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
     x = _counts(counts)
-    return spread(dp_cell_suppression_bias(x, k=k, epsilon=epsilon, variant="per_cell"))
+    return alpha_fairness(dp_cell_suppression_bias(x, k=k, epsilon=epsilon, variant="per_cell"))
 
 
 def _laplace_true(x: np.ndarray, epsilon: float) -> np.ndarray:
     """True alpha of projected Laplace per row, from the exact per-cell bias
     :func:`dadp_lite.theory.baselines.projected_laplace_bias` (batched)."""
-    return np.asarray(spread(projected_laplace_bias(x, epsilon=epsilon)))
+    return np.asarray(alpha_fairness(projected_laplace_bias(x, epsilon=epsilon)))
 
 
 def swapping_bias(matrix: object, *, epsilon: float) -> np.ndarray:
@@ -174,7 +163,7 @@ def swapping_bias(matrix: object, *, epsilon: float) -> np.ndarray:
 
 def alpha_swapping(matrix: object, *, epsilon: float) -> float | np.ndarray:
     """True alpha of DP swapping on a QI matrix ``(..., n_groups, n_Q)`` (rows = groups)."""
-    return spread(swapping_bias(matrix, epsilon=epsilon), axis=(-2, -1))
+    return alpha_fairness(swapping_bias(matrix, epsilon=epsilon), axis=(-2, -1))
 
 
 # ---------------------------------------------------------------- counterexample search
@@ -345,177 +334,3 @@ def comparison_search(
         ["checked", "violations"]
     ].sum()
     return ComparisonSearch(violations, summary)
-
-
-# ------------------------------------------------------------------------- Monte Carlo
-def bias_z_scores(
-    released: object,
-    true: object,
-    exact_bias: object,
-    exact_variance: object | None = None,
-) -> np.ndarray:
-    """Per-cell z-scores of the simulated bias against an exact bias vector.
-
-    ``released`` has shape ``(reps, n_cells)``. The standard error of cell i is
-    ``sqrt(v_i / reps)`` with ``v_i`` the larger of the sample variance and, when given,
-    the exact variance of the release. The exact variance guards against cells whose
-    release is a rare event that never occurs in ``reps`` draws (sample variance 0); the
-    sample variance guards against the opposite, a rare event that occurs once (the
-    normal approximation with the exact variance would then give a huge z). Cells whose
-    standard error is 0 get z = 0 when the gap is round-off, infinity otherwise.
-    """
-    released = np.asarray(released, dtype=float)
-    if released.ndim != 2 or released.shape[0] < 2:
-        raise ValueError(f"released must have shape (reps >= 2, n_cells), got {released.shape}")
-    true = np.asarray(true, dtype=float)
-    exact_bias = np.asarray(exact_bias, dtype=float)
-    reps = released.shape[0]
-    variance = released.var(axis=0, ddof=1)
-    if exact_variance is not None:
-        variance = np.maximum(variance, np.asarray(exact_variance, dtype=float))
-    se = np.sqrt(variance / reps)
-    gap = released.mean(axis=0) - true - exact_bias
-    tiny = 1e-9 * (1.0 + np.abs(true))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(se > 0, gap / se, np.where(np.abs(gap) <= tiny, 0.0, np.inf))
-
-
-@dataclass(frozen=True)
-class SimulatedAlpha:
-    """Plug-in alpha of simulated releases with a delta-method standard error.
-
-    ``alpha`` = max minus min of the per-cell mean bias; ``se`` = standard error of the
-    difference between the two cells attaining them (``cell_max``, ``cell_min``), from the
-    per-repetition differences. The plug-in alpha is biased upwards by the Monte Carlo
-    noise (a maximum of noisy means); the SE does not include that floor.
-    """
-
-    alpha: float
-    se: float
-    cell_max: int
-    cell_min: int
-    reps: int
-
-
-def simulated_alpha(
-    released: object, true: object, cells: tuple[int, int] | None = None
-) -> SimulatedAlpha:
-    """Alpha of simulated releases ``(reps, n_cells)`` around the histogram ``true``.
-
-    By default the plug-in estimate (max minus min of the mean biases; biased upwards).
-    With ``cells=(i, j)`` the estimate is the mean bias of cell i minus that of cell j,
-    which is unbiased for ``alpha`` when i and j are the cells where the exact bias is
-    largest and smallest (it never exceeds the true alpha in expectation otherwise).
-    """
-    released = np.asarray(released, dtype=float)
-    if released.ndim != 2 or released.shape[0] < 2:
-        raise ValueError(f"released must have shape (reps >= 2, n_cells), got {released.shape}")
-    bias = released.mean(axis=0) - np.asarray(true, dtype=float)
-    if cells is None:
-        hi, lo = int(np.argmax(bias)), int(np.argmin(bias))
-    else:
-        hi, lo = (int(c) for c in cells)
-        if not (0 <= hi < bias.size and 0 <= lo < bias.size):
-            raise ValueError(f"cells must index the {bias.size} cells, got {cells}")
-    diff = released[:, hi] - released[:, lo]
-    se = float(diff.std(ddof=1) / math.sqrt(released.shape[0]))
-    return SimulatedAlpha(float(bias[hi] - bias[lo]), se, hi, lo, released.shape[0])
-
-
-# ------------------------------------------------------- counterexamples by simulation
-@dataclass(frozen=True)
-class CounterexampleCheck:
-    """Simulation of one counterexample: exact and simulated alphas of both mechanisms.
-
-    ``z`` = (simulated alpha_Lap - simulated alpha_other) / combined SE. The Laplace alpha
-    is estimated without bias from the two cells where its exact bias is largest and
-    smallest; the other mechanism's alpha by the plug-in max minus min, which is biased
-    upwards, so a positive ``z`` is conservative evidence that alpha_Lap is larger.
-    """
-
-    alpha_lap_exact: float
-    alpha_other_exact: float
-    alpha_lap: SimulatedAlpha
-    alpha_other: SimulatedAlpha
-    z: float
-    reps: int
-
-
-def _qi_histogram(flat: np.ndarray, n_q: int):
-    from dadp_lite.histogram import Histogram
-
-    groups = flat.size // n_q
-    return Histogram(flat, ("group", "qi"), (tuple(range(groups)), tuple(range(n_q))))
-
-
-def _other_release(comparison, x, epsilon, k, n_q, unit):
-    from dadp_lite.mechanisms.cell_suppression import dp_cell_suppression
-    from dadp_lite.mechanisms.swapping import dp_swapping
-
-    if comparison == "laplace_vs_cell_suppression":
-        exact = alpha_cell_suppression(x, k=k, epsilon=epsilon)
-        return exact, dp_cell_suppression, x, {"k": k, "epsilon": epsilon}
-    hist = _qi_histogram(x, n_q)
-    exact = alpha_swapping(x.reshape(-1, n_q), epsilon=epsilon)
-    return exact, dp_swapping, hist, {"qi": ("qi",), "epsilon": epsilon, "unit": unit}
-
-
-def confirm_counterexample(
-    counts: object,
-    *,
-    comparison: str,
-    epsilon: float,
-    seed: int,
-    k: float | None = None,
-    n_q: int | None = None,
-    unit: str = "cell",
-    pilot_reps: int = 5_000,
-    max_reps: int = 2_000_000,
-    target_z: float = 8.0,
-) -> CounterexampleCheck:
-    """Simulate projected Laplace and the other mechanism on ``counts``.
-
-    ``comparison`` is ``"laplace_vs_cell_suppression"`` (needs ``k``) or
-    ``"laplace_vs_swapping"`` (needs ``n_q``; ``counts`` is the QI matrix flattened row by
-    row, as in :func:`comparison_search`). A pilot run of ``pilot_reps`` sets the number of
-    repetitions so that the expected z reaches ``target_z`` (at most ``max_reps``); the
-    final run uses fresh seeds. Both mechanisms run through :func:`dadp_lite.simulate`.
-    """
-    from dadp_lite.mechanisms.laplace import laplace
-    from dadp_lite.simulate import simulate
-
-    if comparison not in ("laplace_vs_cell_suppression", "laplace_vs_swapping"):
-        raise ValueError(f"unknown comparison {comparison!r}")
-    epsilon = check_epsilon(epsilon)
-    x = check_counts(counts)
-    if comparison == "laplace_vs_cell_suppression":
-        k = check_threshold(k)
-    else:
-        n_q = check_positive_int(n_q, "n_q", minimum=2)
-        if x.size % n_q:
-            raise ValueError(f"counts has {x.size} cells, not a multiple of n_q={n_q}")
-    pilot_reps = check_positive_int(pilot_reps, "pilot_reps", minimum=100)
-    max_reps = check_positive_int(max_reps, "max_reps", minimum=pilot_reps)
-    lap_bias = projected_laplace_bias(x, epsilon=epsilon)
-    cells = (int(np.argmax(lap_bias)), int(np.argmin(lap_bias)))
-    other_exact, mechanism, data, params = _other_release(comparison, x, epsilon, k, n_q, unit)
-    lap_exact = float(lap_bias[cells[0]] - lap_bias[cells[1]])
-    pilot_seed, lap_seed, other_seed = np.random.SeedSequence(seed).spawn(3)
-
-    def run(reps, lap_ss, other_ss):
-        chunk = min(reps, 100_000)
-        lap = simulate(laplace, x, reps=reps, seed=lap_ss, chunk_size=chunk, progress=False,
-                       epsilon=epsilon, project=True)  # fmt: skip
-        other = simulate(mechanism, data, reps=reps, seed=other_ss, chunk_size=chunk,
-                         progress=False, **params)  # fmt: skip
-        a_lap, a_other = simulated_alpha(lap, x, cells), simulated_alpha(other, x)
-        return a_lap, a_other
-
-    a_lap, a_other = run(pilot_reps, *pilot_seed.spawn(2))
-    sd = math.hypot(a_lap.se, a_other.se) * math.sqrt(pilot_reps)
-    gap = lap_exact - other_exact
-    needed = math.ceil((target_z * sd / gap) ** 2) if gap > 0 else max_reps
-    reps = int(min(max(needed, pilot_reps), max_reps))
-    a_lap, a_other = run(reps, lap_seed, other_seed)
-    z = (a_lap.alpha - a_other.alpha) / math.hypot(a_lap.se, a_other.se)
-    return CounterexampleCheck(lap_exact, float(other_exact), a_lap, a_other, float(z), reps)

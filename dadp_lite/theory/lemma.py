@@ -19,10 +19,16 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
+from dadp_lite._validate import (
+    check_epsilon,
+    check_epsilons,
+    check_positive_int,
+    check_probability,
+    check_rng,
+)
 from dadp_lite.theory import accounting as acc
 from dadp_lite.theory.accounting import n_unit_shifts
-from dadp_lite.theory.privacy import _epsilons, check_distribution, exact_delta
+from dadp_lite.theory.privacy import check_distribution, exact_delta
 
 __all__ = [
     "gaussian_lemma_delta",
@@ -83,7 +89,7 @@ def _finish(values: np.ndarray, single: bool, eps: np.ndarray) -> float | np.nda
 
 def lemma_event(p: object, q: object, epsilon: float) -> np.ndarray:
     """Boolean mask of ``S^c = {o : p(o) > e^eps q(o)}`` (scalar ``epsilon``)."""
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     if eps.ndim != 0:
         raise ValueError("lemma_event takes a scalar epsilon")
     p_arr, q_arr, single = _pairs(p, q)
@@ -95,7 +101,7 @@ def lemma_masses(
     p: object, q: object, epsilon: float | np.ndarray
 ) -> tuple[float | np.ndarray, float | np.ndarray]:
     """``(P(S^c), Q(S^c))`` at each epsilon."""
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     p_arr, q_arr, single = _pairs(p, q)
     mask = _exceeds(p_arr, q_arr, eps.reshape(-1))
     p_mass = np.einsum("mkn,mn->mk", mask, p_arr)
@@ -117,7 +123,7 @@ def lemma_delta_both_orders(
 
 def lemma_gap(p: object, q: object, epsilon: float | np.ndarray) -> float | np.ndarray:
     """What the lemma overpays for (P, Q): ``e^eps Q(S^c) = lemma_delta - hockey_stick``."""
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     q_mass = lemma_masses(p, q, eps)[1]
     with np.errstate(over="ignore", invalid="ignore"):
         gap = np.where(np.asarray(q_mass) > 0, np.exp(eps) * q_mass, 0.0)
@@ -130,7 +136,7 @@ def max_event_violation(p: object, q: object, epsilon: float | np.ndarray) -> fl
     This is the definition of (eps, delta)-DP checked literally (2^n events, n <= 16), with no
     use of the hockey-stick formula. The empty event makes the result >= 0.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     p_arr, q_arr, single = _pairs(p, q)
     n = p_arr.shape[1]
     if n > _MAX_EVENT_SUPPORT:
@@ -187,7 +193,7 @@ def laplace_lemma_delta(epsilon, *, scale: float, adjacency: str) -> float | np.
     One shift: ``1 - exp(-(c - eps)/2) / 2`` for eps < c, else 0 (a jump from 1/2 to 0 at
     eps = c). Two shifts: ``1 - exp(-u/2) (3/4 + u/8)``, u = 2c - eps, for eps < 2c, else 0.
     """
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     c = 1.0 / check_epsilon(scale, "scale")
     if n_unit_shifts(adjacency) == 1:
         values = np.where(eps < c, 1.0 - 0.5 * np.exp(-(c - eps) / 2.0), 0.0)
@@ -199,7 +205,7 @@ def laplace_lemma_delta(epsilon, *, scale: float, adjacency: str) -> float | np.
 
 def gaussian_lemma_delta(epsilon, *, sigma: float, adjacency: str) -> float | np.ndarray:
     """``P(loss > eps) = Phi(D/(2 sigma) - eps sigma / D)``, D = 1 or sqrt(2) (replace)."""
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     sigma = check_epsilon(sigma, "sigma")
     shift = math.sqrt(n_unit_shifts(adjacency))
     values = special.ndtr(shift / (2 * sigma) - eps * sigma / shift)
@@ -210,7 +216,7 @@ def randomized_response_lemma_delta(
     epsilon, *, n_outcomes: int, keep_probability: float
 ) -> float | np.ndarray:
     """Lemma delta of k-ary RR: ``a 1{a > e^eps b} + b 1{b > e^eps a}``, b = (1-a)/(n-1)."""
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     n = check_positive_int(n_outcomes, "n_outcomes", minimum=2)
     keep = check_probability(keep_probability, "keep_probability")
     other = (1.0 - keep) / (n - 1)
@@ -239,7 +245,7 @@ def privacy_curves(
     ``lemma`` (the lemma's delta, both orders). Randomized response is listed under
     adjacency ``"replace"`` (one record's value changes).
     """
-    eps = np.atleast_1d(_epsilons(epsilon)).astype(float)
+    eps = np.atleast_1d(check_epsilons(epsilon, allow_zero=True)).astype(float)
     frames = []
 
     def add(mechanism, adjacency, method, tight, independent, lemma, tolerance):

@@ -25,20 +25,26 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from dadp_lite._validate import check_counts, check_positive_int, check_probability
+from dadp_lite._validate import (
+    check_choice,
+    check_counts,
+    check_epsilons,
+    check_positive_int,
+    check_probability,
+)
+from dadp_lite.definitions import ADJACENCIES
 
 __all__ = [
     "ADJACENCIES",
     "binomial_pmf",
     "check_distribution",
+    "deterministic_worst_case_delta",
     "exact_delta",
     "hockey_stick",
     "histograms_up_to",
     "neighbours",
     "worst_case_delta",
 ]
-
-ADJACENCIES = ("replace", "add_remove", "qi_replace")
 
 
 def check_distribution(p: object, name: str = "p", atol: float = 1e-9) -> np.ndarray:
@@ -57,18 +63,6 @@ def check_distribution(p: object, name: str = "p", atol: float = 1e-9) -> np.nda
     return np.clip(array, 0.0, None)
 
 
-def _epsilons(epsilon: object) -> np.ndarray:
-    try:
-        eps = np.asarray(epsilon, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"epsilon must be a real number or array of them, got {epsilon!r}"
-        ) from None
-    if not np.all(np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
-    return eps
-
-
 def hockey_stick(p: object, q: object, epsilon: float | np.ndarray) -> float | np.ndarray:
     """``sum_o max(p(o) - e^eps q(o), 0)``: the exact delta of P against Q at ``epsilon``.
 
@@ -79,7 +73,7 @@ def hockey_stick(p: object, q: object, epsilon: float | np.ndarray) -> float | n
     q = check_distribution(q, "q")
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     # exp(eps) overflows to inf for eps > ~709; inf * 0 would give nan where q(o) = 0, so
     # outcomes with q(o) = 0 contribute p(o) directly.
     with np.errstate(over="ignore"):
@@ -123,8 +117,7 @@ def neighbours(
         raise ValueError(f"x must be a 1-d histogram, got shape {x.shape}")
     if np.any(x > bound):
         raise ValueError(f"x must have counts in 0..bound = 0..{bound}, got max {x.max()}")
-    if adjacency not in ADJACENCIES:
-        raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
+    check_choice(adjacency, "adjacency", ADJACENCIES)
     if adjacency == "qi_replace":
         if groups is None:
             raise ValueError("adjacency 'qi_replace' needs groups (the non-QI group of each cell)")
@@ -177,12 +170,34 @@ def worst_case_delta(
             cache[key] = check_distribution(output_distribution(h), "output_distribution(x)")
         return cache[key]
 
-    eps = _epsilons(epsilon)
+    eps = check_epsilons(epsilon, allow_zero=True)
     worst = np.zeros(eps.shape) if eps.ndim else 0.0
     for x in histograms_up_to(n_cells, bound):
         for y in neighbours(x, adjacency, bound, groups):
             worst = np.maximum(worst, hockey_stick(dist(x), dist(y), eps))
     return float(worst) if np.ndim(worst) == 0 else worst
+
+
+def deterministic_worst_case_delta(
+    release: Callable[[np.ndarray], object],
+    n_cells: int,
+    bound: int,
+    adjacency: str,
+    groups: Sequence[int] | None = None,
+) -> float:
+    """Exact delta of a deterministic mechanism over small histograms: 1 if two neighbours
+    (counts in 0..bound) get different outputs, else 0, at every epsilon.
+
+    A deterministic mechanism puts all its mass on one output, so the hockey-stick divergence
+    of a pair is 1 when the outputs differ and 0 when they agree. ``release(x)`` returns the
+    output (or any statistic of it that the mechanism fixes exactly) as an array.
+    """
+    for x in histograms_up_to(n_cells, bound):
+        out_x = np.asarray(release(x))
+        for y in neighbours(x, adjacency, bound, groups):
+            if not np.array_equal(out_x, np.asarray(release(y))):
+                return 1.0
+    return 0.0
 
 
 def binomial_pmf(n: int, p: float) -> np.ndarray:

@@ -23,9 +23,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dadp_lite._validate import check_epsilon, check_positive_int
+from dadp_lite._validate import check_choice, check_epsilon, check_epsilons, check_positive_int
+from dadp_lite.definitions import ADJACENCIES, UNITS, keep_probability
 from dadp_lite.histogram import Histogram
-from dadp_lite.theory.privacy import ADJACENCIES, exact_delta, histograms_up_to, neighbours
+from dadp_lite.theory.privacy import exact_delta, histograms_up_to, neighbours
 
 __all__ = [
     "dp_swapping_bias_as_printed",
@@ -38,7 +39,6 @@ __all__ = [
     "dp_swapping_delta_proof_line3",
     "dp_swapping_exact_delta",
     "dp_swapping_expected_release",
-    "dp_swapping_gamma",
     "dp_swapping_output_distribution",
     "dp_swapping_pair_delta",
     "dp_swapping_record_delta",
@@ -47,19 +47,8 @@ __all__ = [
     "mean_absolute_deviation",
 ]
 
-UNITS = ("cell", "record")
-
 
 # ----------------------------------------------------------------------- basics
-def _epsilon_array(epsilon: object) -> np.ndarray:
-    eps = np.asarray(epsilon, dtype=float)
-    if eps.ndim == 0:
-        check_epsilon(float(eps))
-    elif not np.all(np.isfinite(eps)) or np.any(eps <= 0):
-        raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}")
-    return eps
-
-
 def _n_q(n_q: object) -> int:
     return check_positive_int(n_q, "n_q", minimum=2)
 
@@ -68,19 +57,13 @@ def _out(value: np.ndarray) -> float | np.ndarray:
     return float(value) if np.ndim(value) == 0 else value
 
 
-def dp_swapping_gamma(epsilon, n_q: int) -> float | np.ndarray:
-    """gamma = e^eps / (e^eps + n_Q - 1) (vectorised over ``epsilon``)."""
-    eps, n = _epsilon_array(epsilon), _n_q(n_q)
-    return _out(1.0 / (1.0 + (n - 1) * np.exp(-eps)))
-
-
 def dp_swapping_colocation_probability(epsilon, n_q: int) -> float | np.ndarray:
     """Probability that two items starting at different QI values end at the same one.
 
     ``2 gamma (1 - gamma) / (n_Q - 1) + (n_Q - 2) ((1 - gamma) / (n_Q - 1))^2``.
     """
     n = _n_q(n_q)
-    g = np.asarray(dp_swapping_gamma(epsilon, n))
+    g = np.asarray(keep_probability(epsilon, n))
     other = (1.0 - g) / (n - 1)
     return _out(2 * g * other + (n - 2) * other**2)
 
@@ -88,7 +71,7 @@ def dp_swapping_colocation_probability(epsilon, n_q: int) -> float | np.ndarray:
 def dp_swapping_delta_as_printed(epsilon, n_q: int) -> float | np.ndarray:
     """The theorem's delta: ``1 - (1 - gamma^2)/(n_Q - 1) - ((1 - gamma)/(n_Q - 1))^2``."""
     n = _n_q(n_q)
-    g = np.asarray(dp_swapping_gamma(epsilon, n))
+    g = np.asarray(keep_probability(epsilon, n))
     return _out(1.0 - (1.0 - g**2) / (n - 1) - ((1.0 - g) / (n - 1)) ** 2)
 
 
@@ -128,9 +111,8 @@ def dp_swapping_record_delta(
     e^eps, so delta = 0 for the record-level release and (post-processing) the histogram.
     ``"replace"``/``"add_remove"``: the non-QI marginal is released exactly, so delta = 1.
     """
-    if adjacency not in ADJACENCIES:
-        raise ValueError(f"adjacency must be one of {ADJACENCIES}, got {adjacency!r}")
-    eps = _epsilon_array(epsilon)
+    check_choice(adjacency, "adjacency", ADJACENCIES)
+    eps = check_epsilons(epsilon)
     _n_q(n_q)
     value = np.zeros(eps.shape) if adjacency == "qi_replace" else np.ones(eps.shape)
     return _out(value)
@@ -144,8 +126,7 @@ def dp_swapping_delta(
     ``"qi_replace"``: :func:`dp_swapping_cell_delta` for ``unit="cell"``, 0 for
     ``unit="record"``. ``"replace"`` and ``"add_remove"``: 1 for both units.
     """
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    check_choice(unit, "unit", UNITS)
     if unit == "cell" and adjacency == "qi_replace":
         return dp_swapping_cell_delta(epsilon, n_q, bound)
     return dp_swapping_record_delta(epsilon, n_q, adjacency)
@@ -155,7 +136,7 @@ def dp_swapping_delta(
 def dp_swapping_transition_matrix(epsilon: float, n_q: int) -> np.ndarray:
     """``P[q, r]`` = probability that QI value q is released as r (gamma on the diagonal)."""
     n = _n_q(n_q)
-    g = float(dp_swapping_gamma(check_epsilon(epsilon), n))
+    g = float(keep_probability(check_epsilon(epsilon), n))
     matrix = np.full((n, n), (1.0 - g) / (n - 1))
     np.fill_diagonal(matrix, g)
     return matrix
@@ -221,8 +202,7 @@ def dp_swapping_output_distribution(
     moves each occupied cell's whole count to one destination, ``"record"`` moves each
     record independently (a sum of multinomials).
     """
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    check_choice(unit, "unit", UNITS)
     matrix = _check_matrix(matrix)
     transition = dp_swapping_transition_matrix(epsilon, matrix.shape[1])
     group_law = _group_law_cells if unit == "cell" else _group_law_records
@@ -266,7 +246,7 @@ def dp_swapping_exact_delta(
     """
     n = _n_q(n_q)
     n_groups = check_positive_int(n_groups, "n_groups")
-    eps = _epsilon_array(epsilon)
+    eps = check_epsilons(epsilon)
     flat_eps = np.atleast_1d(eps).ravel()
     groups = np.repeat(np.arange(n_groups), n)
     cache: dict[tuple, dict] = {}
@@ -324,8 +304,7 @@ def dp_swapping_release_variance(
     ``p_j`` the probability of landing on the cell and ``w_j = x_j`` (cell) or
     ``Var = sum_j x_j p_j (1 - p_j)`` (record).
     """
-    if unit not in UNITS:
-        raise ValueError(f"unit must be one of {UNITS}, got {unit!r}")
+    check_choice(unit, "unit", UNITS)
     matrix = _qi_matrix(hist, qi)
     transition = dp_swapping_transition_matrix(epsilon, matrix.shape[1])
     weight = matrix**2 if unit == "cell" else matrix

@@ -1,0 +1,65 @@
+"""The paper's experiments and the book's Monte Carlo studies, as tidy tables.
+
+- :mod:`~dadp_lite.experiments.release`: seeded releases of any registered mechanism;
+- :mod:`~dadp_lite.experiments.tables`: the data-release table (Tables 1-3);
+- :mod:`~dadp_lite.experiments.classification`: the logistic-regression experiment;
+- :mod:`~dadp_lite.experiments.sweeps`: error and fairness against k, swap rate, epsilon;
+- :mod:`~dadp_lite.experiments.comparisons`: simulation against exact values (z-scores);
+- :mod:`~dadp_lite.experiments.fairness`: counterexamples confirmed by simulation.
+"""
+
+from dadp_lite.experiments.classification import (
+    CLASSIFICATION_FEATURES,
+    TARGET,
+    cell_design,
+    classification_accuracy,
+    classification_baseline,
+    fit_weighted_logistic,
+    weighted_accuracy,
+)
+from dadp_lite.experiments.comparisons import (
+    SimulatedAlpha,
+    bias_z_scores,
+    bias_z_scores_by_count,
+    simulated_alpha,
+)
+from dadp_lite.experiments.fairness import CounterexampleCheck, confirm_counterexample
+from dadp_lite.experiments.release import release, release_seed
+from dadp_lite.experiments.sweeps import (
+    cell_suppression_sweep,
+    k_anonymity_sweep,
+    swapping_sweep,
+)
+from dadp_lite.experiments.tables import (
+    TABLE_MECHANISMS,
+    compare_with_paper,
+    data_release_table,
+    expected_abs_normal,
+    privacy_deltas,
+)
+
+__all__ = [
+    "CLASSIFICATION_FEATURES",
+    "TABLE_MECHANISMS",
+    "TARGET",
+    "CounterexampleCheck",
+    "SimulatedAlpha",
+    "bias_z_scores",
+    "bias_z_scores_by_count",
+    "cell_design",
+    "cell_suppression_sweep",
+    "classification_accuracy",
+    "classification_baseline",
+    "compare_with_paper",
+    "confirm_counterexample",
+    "data_release_table",
+    "expected_abs_normal",
+    "fit_weighted_logistic",
+    "k_anonymity_sweep",
+    "privacy_deltas",
+    "release",
+    "release_seed",
+    "simulated_alpha",
+    "swapping_sweep",
+    "weighted_accuracy",
+]

@@ -1,0 +1,56 @@
+"""How the chapters' checks are designed: false-failure rate and the tolerances it implies.
+
+Every assertion in a chapter compares two independently computed numbers. When one of them
+comes from simulation, the comparison is a statistical test, and the test can fail by
+chance. The book's rule: **no check fails by chance with probability above**
+:data:`FALSE_FAILURE` (one in a million) at any seed and any allowed parameter value.
+A check that makes ``n`` comparisons at once (one per cell, per epsilon, ...) splits that
+budget over them (Bonferroni), so its z-limit grows slowly with ``n``:
+
+======  ========
+n       z-limit
+======  ========
+1       4.89
+100     5.73
+10^4    6.47
+======  ========
+
+Each chapter states, next to its check, what is compared, the standard error used, the
+number of comparisons and the resulting limit.
+"""
+
+from __future__ import annotations
+
+from scipy import special, stats
+
+from dadp_lite._validate import check_positive_int, check_probability
+
+__all__ = ["FALSE_FAILURE", "binomial_limits", "z_limit"]
+
+#: Largest probability that a correct chapter fails one of its checks by chance.
+FALSE_FAILURE = 1e-6
+
+
+def z_limit(n_tests: int = 1, false_failure: float = FALSE_FAILURE) -> float:
+    """Two-sided normal limit for ``n_tests`` comparisons at a family-wise false-failure
+    probability ``false_failure``: ``Phi^-1(1 - false_failure / (2 n_tests))``."""
+    n_tests = check_positive_int(n_tests, "n_tests")
+    false_failure = check_probability(false_failure, "false_failure")
+    return float(-special.ndtri(false_failure / (2 * n_tests)))
+
+
+def binomial_limits(
+    n: int, p: float, n_tests: int = 1, false_failure: float = FALSE_FAILURE
+) -> tuple[int, int]:
+    """Smallest and largest count of a Binomial(n, p) accepted by a two-sided exact test at
+    family-wise false-failure probability ``false_failure`` over ``n_tests`` counts.
+
+    A count outside ``[lo, hi]`` has probability at most ``false_failure / n_tests``.
+    """
+    n = check_positive_int(n, "n", minimum=0)
+    p = check_probability(p, "p", open_low=False)
+    n_tests = check_positive_int(n_tests, "n_tests")
+    tail = check_probability(false_failure, "false_failure") / (2 * n_tests)
+    lo = int(stats.binom.ppf(tail, n, p))  # smallest k with P(X <= k) >= tail
+    hi = int(stats.binom.isf(tail, n, p))  # smallest k with P(X > k) <= tail
+    return lo, hi

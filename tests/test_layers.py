@@ -1,0 +1,113 @@
+"""The package's layering, enforced: a module imports only modules of lower layers.
+
+Data flows down ``LAYERS`` (files are read, counted, released, compared with exact values,
+summarised, drawn); imports point up it. Two units of the same layer never import each
+other (``mechanisms`` and ``theory`` are siblings: samplers and exact answers stay
+independent, so one can check the other). Inside a package (``theory/``, ``experiments/``,
+...) modules may import each other. Every import counts, including ones inside functions.
+ARCHITECTURE.md draws the same picture.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "dadp_lite"
+
+#: Lowest layer first. A unit is a top-level module or subpackage of dadp_lite.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("_validate",),
+    ("data", "definitions", "metrics", "paper", "verification"),
+    ("histogram",),
+    ("dataset",),
+    ("mechanisms", "theory"),
+    ("registry", "simulate"),
+    ("experiments", "audit", "errata"),
+    ("plotting", "tables"),
+    ("book",),
+)
+#: Book machinery still at the top level, moving into ``dadp_lite/book/``.
+_BOOK_MODULES = {"pipeline", "rerun", "cli", "sphinx_ext"}
+LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}
+
+
+def _unit(module: str) -> str:
+    """``dadp_lite.theory.swapping`` -> ``theory``."""
+    parts = module.split(".")
+    unit = parts[1] if len(parts) > 1 else "__init__"
+    return "book" if unit in _BOOK_MODULES else unit
+
+
+def _module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1] if len(parts) > 1 else parts
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every ``dadp_lite`` module imported anywhere in the file, with its line."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = _module_name(path).rsplit(".", 0 if path.name == "__init__.py" else 1)[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("dadp_lite")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative import: resolve against the file's package
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            if name == "dadp_lite":  # "from dadp_lite import theory": the names are units
+                found += [(node.lineno, f"dadp_lite.{a.name}") for a in node.names]
+            elif name.startswith("dadp_lite"):
+                found.append((node.lineno, name))
+    return found
+
+
+def _violations(path: Path) -> list[str]:
+    source = _unit(_module_name(path))
+    if source == "__init__":  # the package's face re-exports every layer
+        return []
+    problems = []
+    for line, target in _imports(path):
+        unit = _unit(target)
+        if unit == source or unit not in LAYER_OF:
+            continue
+        if LAYER_OF[unit] >= LAYER_OF[source]:
+            where = path.relative_to(PACKAGE.parent)
+            problems.append(
+                f"{where}:{line} imports {target} ({unit}, layer {LAYER_OF[unit]}) from "
+                f"{source} (layer {LAYER_OF[source]})"
+            )
+    return problems
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_unit_of_the_package_has_a_layer():
+    units = {_unit(_module_name(p)) for p in SOURCES} - {"__init__"}
+    assert units <= set(LAYER_OF), f"add to LAYERS: {sorted(units - set(LAYER_OF))}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_to_lower_layers_only(path):
+    assert _violations(path) == []
+
+
+def test_the_checker_catches_an_upward_import(tmp_path, monkeypatch):
+    """A mechanism importing a metric (a higher layer... here a sibling) is refused."""
+    fake_package = tmp_path / "dadp_lite"
+    (fake_package / "mechanisms").mkdir(parents=True)
+    bad = fake_package / "mechanisms" / "bad.py"
+    bad.write_text("from dadp_lite.theory import swapping\nimport dadp_lite.plotting\n")
+    monkeypatch.setattr(f"{__name__}.PACKAGE", fake_package)
+    problems = _violations(bad)
+    assert len(problems) == 2
+    assert "theory" in problems[0] and "plotting" in problems[1]

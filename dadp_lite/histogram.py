@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dadp_lite._validate import check_qi
 from dadp_lite.data import ATTRIBUTES, feature_domains
 
 __all__ = ["Histogram", "histogram_of"]
@@ -107,12 +108,7 @@ class Histogram:
         """
         if not isinstance(records, pd.DataFrame):
             raise TypeError(f"records must be a pandas DataFrame, got {type(records).__name__}")
-        attributes = tuple(attributes)
-        if not attributes:
-            raise ValueError("attributes must name at least one column")
-        unknown = [a for a in attributes if a not in records.columns]
-        if unknown:
-            raise ValueError(f"unknown column(s) {unknown}; records have {list(records.columns)}")
+        attributes = check_qi(attributes, list(records.columns), "attributes")
         known = feature_domains() if domains is None else dict(domains)
         missing = [a for a in attributes if a not in known]
         if missing:
@@ -149,14 +145,7 @@ class Histogram:
 
     # ---------------------------------------------------------- QI view
     def _qi_axes(self, qi: Sequence[str]) -> tuple[list[int], list[int]]:
-        if isinstance(qi, str):
-            qi = (qi,)
-        qi = tuple(qi)
-        if not qi:
-            raise ValueError("qi must name at least one quasi-identifier")
-        unknown = [q for q in qi if q not in self.attributes]
-        if unknown:
-            raise ValueError(f"unknown quasi-identifier(s) {unknown}; have {self.attributes}")
+        qi = check_qi(qi, self.attributes)
         qi_axes = [self.attributes.index(q) for q in qi]
         other_axes = [i for i in range(len(self.attributes)) if i not in qi_axes]
         return other_axes, qi_axes

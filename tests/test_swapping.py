@@ -274,7 +274,7 @@ def test_bad_unit_rng_data_and_features_raise(tiny):
         swapping(tiny, rate=0.5, rng=rng, reps=0)
     with pytest.raises(ValueError, match="numeric"):
         swapping(tiny, rate=0.5, rng=rng, numeric=("race",))
-    with pytest.raises(ValueError, match="unknown column"):
+    with pytest.raises(ValueError, match="unknown attribute"):
         swapping(pd.DataFrame({"race": [1]}), rate=0.5, rng=rng)
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "dp_cell_suppression_exact_delta",
     "dp_cell_suppression_l1_bound_as_printed",
     "dp_cell_suppression_l1_error_moments",
+    "dp_cell_suppression_log10_gap_as_printed",
     "dp_cell_suppression_moments",
     "dp_cell_suppression_worst_case",
     "laplace_cdf",
@@ -257,6 +258,21 @@ def _noisy_threshold_worst(eps: float, k: float, bound: int, adjacency: str, n_c
             if delta > best[0] + 1e-12:  # keep the first pair on ties
                 best = (delta, tuple(int(v) for v in x), tuple(int(v) for v in y))
     return best
+
+
+def dp_cell_suppression_log10_gap_as_printed(
+    epsilon: object, k: float, bound: int
+) -> float | np.ndarray:
+    """``log10(1 - delta)`` of the printed delta, ``(ln(1/4) - eps (B - k)) / ln 10``.
+
+    On real tables ``1 - delta`` underflows double precision (``B`` is hundreds of
+    records), so the printed delta is reported through this logarithm instead.
+    """
+    eps, scalar = _dp_delta_inputs(epsilon)
+    k = check_threshold(k)
+    bound = _check_bound(bound)
+    value = (math.log(0.25) - eps * (bound - k)) / math.log(10)
+    return float(value[0]) if scalar else value
 
 
 @dataclass(frozen=True)

@@ -18,23 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dadp_lite._validate import check_qi
+from dadp_lite._validate import check_counts, check_qi
 from dadp_lite.data import ATTRIBUTES, feature_domains
 
 __all__ = ["Histogram", "histogram_of"]
-
-
-def _as_counts(counts: object) -> np.ndarray:
-    array = np.asarray(counts)
-    if array.size and not np.issubdtype(array.dtype, np.number):
-        raise TypeError(f"counts must be numeric, got dtype {array.dtype}")
-    if array.size and not np.all(np.isfinite(array)):
-        raise ValueError("counts must be finite")
-    if array.size and np.any(array != np.round(array)):
-        raise ValueError("counts must be integers")
-    if array.size and np.any(array < 0):
-        raise ValueError("counts must be non-negative")
-    return array.astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,7 +52,7 @@ class Histogram:
         for name, domain in zip(self.attributes, self.domains, strict=True):
             if len(domain) == 0:
                 raise ValueError(f"domain of {name!r} is empty")
-        counts = _as_counts(self.counts)
+        counts = check_counts(self.counts)
         if counts.shape != (self.n_cells,):
             raise ValueError(f"counts must have shape ({self.n_cells},), got {counts.shape}")
         counts.setflags(write=False)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
+from threadpoolctl import threadpool_limits
 
 from dadp_lite._validate import MAX_COUNT, check_positive_int, check_probability, check_rng
 
@@ -113,8 +114,10 @@ def bootstrap_bias_replicates(
 
     Repetitions are resampled with replacement: replicate b weights repetition r by
     ``w_br = multinomial count / reps``, so its mean release is ``w_b @ released`` (one
-    matrix product for all replicates). The spread of the replicates measures Monte Carlo
-    noise only; the empirical alpha is also biased upwards (a maximum of noisy means).
+    matrix product for all replicates, on one BLAS thread: a multi-threaded product sums in
+    an order that depends on the number of threads, and the last bits with it). The spread
+    of the replicates measures Monte Carlo noise only; the empirical alpha is also biased
+    upwards (a maximum of noisy means).
     """
     released, true = _releases(released, true)
     if released.shape[0] < 2:
@@ -123,7 +126,8 @@ def bootstrap_bias_replicates(
     n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
     reps = released.shape[0]
     weights = rng.multinomial(reps, np.full(reps, 1.0 / reps), size=n_boot) / reps
-    bias = weights @ released - true[None, :]
+    with threadpool_limits(limits=1, user_api="blas"):  # same bits on 1 or N cores
+        bias = weights @ released - true[None, :]
     return np.abs(bias).sum(axis=1), bias.max(axis=1) - bias.min(axis=1)
 
 

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from scipy import special
+from threadpoolctl import threadpool_limits
 
 from dadp_lite._validate import check_epsilons, check_positive_int, check_qi
 from dadp_lite.data import AGE_EDGES, ATTRIBUTES
@@ -79,7 +80,8 @@ def _exact_columns(released, true, exact, confidence) -> dict:
     reps = released.shape[0]
     se = released.std(axis=0, ddof=1) / math.sqrt(reps)
     sign = np.sign(exact)
-    signed = (released - true[None, :]) @ sign  # per repetition: sum_i sign(b_i) (x~_i - x_i)
+    with threadpool_limits(limits=1, user_api="blas"):  # same bits on 1 or N cores
+        signed = (released - true[None, :]) @ sign  # per rep: sum_i sign(b_i) (x~_i - x_i)
     signed_se = float(signed.std(ddof=1) / math.sqrt(reps))
     l1_exact = float(np.abs(exact).sum())
     gap = released.mean(axis=0) - true - exact

@@ -263,3 +263,21 @@ def test_bad_dataset_type_and_bad_classification_arguments(ma_setup):
         dl.metrics.bootstrap_bias_replicates(
             np.ones((1, 3)), np.ones(3), rng=np.random.default_rng(0)
         )
+
+
+def test_table_is_bit_identical_on_one_or_two_blas_threads(ma_setup):
+    """The table's matrix products are pinned to one BLAS thread. (On our OpenBLAS build
+    two threads happen to give the same bits for these shapes; BLAS builds that split the
+    summation across threads do not, which is what this guards.)"""
+    from threadpoolctl import threadpool_limits
+
+    def table():
+        return ex.data_release_table(
+            ma_setup, epsilons=[0.5], reps=60, seed=8, mechanisms=["laplace"], n_boot=300
+        )
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = table()
+    with threadpool_limits(limits=2, user_api="blas"):
+        two = table()
+    pd.testing.assert_frame_equal(one, two, check_exact=True)

@@ -185,3 +185,24 @@ def test_exact_delta_dispatch_and_bad_unit():
     assert dp_swapping_delta(1.0, 9, unit="cell", adjacency="add_remove") == 1.0
     with pytest.raises(ValueError, match="unit"):
         dp_swapping_delta(1.0, 9, unit="group", adjacency="replace")
+
+
+@pytest.mark.parametrize("n_q", [2, 3])
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_two_block_worst_pair_equals_the_full_enumeration(n_q, epsilon):
+    from dadp_lite.theory.swapping import dp_swapping_cell_worst_pair, dp_swapping_exact_delta
+
+    two_blocks, _ = dp_swapping_cell_worst_pair(epsilon, n_q=n_q, bound=2)
+    for n_groups in (1, 2):
+        full = dp_swapping_exact_delta(
+            epsilon, n_q=n_q, n_groups=n_groups, bound=2, unit="cell", adjacency="qi_replace"
+        )
+        assert two_blocks == pytest.approx(full, abs=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 4.0])
+def test_closed_form_cell_delta_holds_at_nine_qi_values_for_counts_up_to_ten(epsilon):
+    from dadp_lite.theory.swapping import dp_swapping_cell_delta, dp_swapping_cell_worst_pair
+
+    worst, _ = dp_swapping_cell_worst_pair(epsilon, n_q=9, bound=10)
+    assert worst == pytest.approx(dp_swapping_cell_delta(epsilon, 9, bound=10), abs=1e-12)

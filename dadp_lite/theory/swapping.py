@@ -33,6 +33,7 @@ __all__ = [
     "dp_swapping_bias_l1_as_printed",
     "dp_swapping_bias_l1_groups_once",
     "dp_swapping_cell_delta",
+    "dp_swapping_cell_worst_pair",
     "dp_swapping_colocation_probability",
     "dp_swapping_delta",
     "dp_swapping_delta_as_printed",
@@ -276,6 +277,39 @@ def dp_swapping_exact_delta(
             if value > worst + 1e-15:
                 worst, pair = value, (x.reshape(n_groups, n), y.reshape(n_groups, n))
     return (worst, pair) if return_pair else worst
+
+
+def dp_swapping_cell_worst_pair(
+    epsilon: float, *, n_q: int, bound: int
+) -> tuple[float, tuple[int, int]]:
+    """Exact worst-case delta of per-cell DP swapping under ``"qi_replace"``, for any number
+    of groups and any counts up to ``bound``, at any ``n_Q`` (e.g. 9), and the worst pair.
+
+    A QI-replace neighbour moves one record between two cells ``i, j`` of one group. The
+    output is (the other groups' releases, which are identical in law under both inputs and
+    independent: they cancel in the hockey-stick divergence) and, in the group, the sum of
+    the blocks of ``i``, of ``j`` and of the other cells. The other cells' blocks are the same
+    independent random vector under both inputs, so the group's output is a post-processing
+    of (blocks of i and j, the rest) and its divergence is at most that of the two blocks
+    alone, with equality when the rest is empty. By symmetry of the QI values, ``i`` and
+    ``j`` are the first two. So the worst case is the largest exact divergence between the
+    two-block releases of ``(a, b)`` and ``(a - 1, b + 1)`` over ``1 <= a <= bound`` and
+    ``0 <= b < bound``: an enumeration of ``n_Q^2`` destinations per pair, whatever the size
+    of the histogram. Returns ``(delta, (a, b))``.
+    """
+    epsilon = check_epsilon(epsilon)
+    n = _n_q(n_q)
+    bound = check_positive_int(bound, "bound")
+    worst, pair = 0.0, (1, 0)
+    for a in range(1, bound + 1):
+        for b in range(bound):
+            x = np.zeros((1, n), dtype=np.int64)
+            y = np.zeros((1, n), dtype=np.int64)
+            x[0, :2], y[0, :2] = (a, b), (a - 1, b + 1)
+            value = dp_swapping_pair_delta(x, y, epsilon, "cell")
+            if value > worst + 1e-15:
+                worst, pair = value, (a, b)
+    return worst, pair
 
 
 # --------------------------------------------------------------------------- bias

@@ -247,3 +247,16 @@ def test_bias_z_scores_by_count_pools_equal_counts():
     table = bias_z_scores_by_count(released, x, k=4, epsilon=1.0)
     assert list(table["count"]) == [0, 3, 9] and list(table.cells) == [3, 1, 2]
     assert np.all(np.abs(table.z[table.clt]) < 4.5)
+
+
+@pytest.mark.parametrize("variant", ["per_cell", "noisy_threshold"])
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+def test_bias_by_integration_matches_the_closed_form(variant, epsilon):
+    from dadp_lite.theory.cell_suppression import dp_cell_suppression_bias_by_integration
+
+    x = np.array([0, 1, 2, 3, 5, 6, 7, 11, 40])
+    by_quadrature = dp_cell_suppression_bias_by_integration(
+        x, k=6, epsilon=epsilon, variant=variant
+    )
+    closed = dp_cell_suppression_bias(x, k=6, epsilon=epsilon, variant=variant)
+    np.testing.assert_allclose(by_quadrature, closed, rtol=0, atol=1e-11)

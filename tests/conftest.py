@@ -43,9 +43,9 @@ def ma_histogram(ma_records):
 @pytest.fixture(scope="session")
 def book_chapters() -> list[str]:
     """Chapter slugs of _toc.yml, in order."""
-    from dadp_lite import pipeline
+    from dadp_lite.book.discovery import list_chapters
 
-    return pipeline.list_chapters(ROOT)
+    return list_chapters(ROOT)
 
 
 @pytest.fixture(scope="session")
@@ -64,12 +64,12 @@ def executed(book_build_dir, book_chapters):
     """Execute all chapters once; returns {slug: ChapterResult}, the build and stage folders."""
     import time
 
-    from dadp_lite import pipeline
+    from dadp_lite.book.build import execute_chapters
 
     stage = book_build_dir / "stage"
     jobs = min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
-    results = pipeline.execute_chapters(ROOT, book_chapters, "quick", stage / "notebooks", jobs)
+    results = execute_chapters(ROOT, book_chapters, "quick", stage / "notebooks", jobs)
     wall = time.perf_counter() - start
     return {r.slug: r for r in results}, book_build_dir, stage, wall
 
@@ -77,12 +77,13 @@ def executed(book_build_dir, book_chapters):
 @pytest.fixture(scope="session")
 def html(executed, book_chapters):
     """Render the HTML (strict) from the executed notebooks; failed chapters fail it first."""
-    from dadp_lite import pipeline
+    from dadp_lite.book.render import render_html
+    from dadp_lite.book.stage import stage_book
 
     results, build_dir, stage, wall = executed
     failed = [r.error for r in results.values() if r.error]
     if failed:
         pytest.fail("cannot render the book, chapters failed:\n" + "\n".join(failed))
     jobs = min(os.cpu_count() or 1, 2)
-    pipeline.stage_book(ROOT, stage, book_chapters, list(results.values()), "quick", wall, jobs)
-    return pipeline.render_html(stage, build_dir)
+    stage_book(ROOT, stage, book_chapters, list(results.values()), "quick", wall, jobs)
+    return render_html(stage, build_dir)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from dadp_lite import pipeline
+from dadp_lite.book.discovery import list_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAPTERS = pipeline.list_chapters(ROOT)
+CHAPTERS = list_chapters(ROOT)
 
 pytestmark = pytest.mark.book
 

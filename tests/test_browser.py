@@ -20,10 +20,10 @@ from urllib.parse import urlparse
 
 import pytest
 
-from dadp_lite import pipeline
+from dadp_lite.book.discovery import list_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAPTERS = pipeline.list_chapters(ROOT)
+CHAPTERS = list_chapters(ROOT)
 CHROMIUM = os.environ.get("DADP_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless",

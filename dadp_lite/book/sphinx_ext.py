@@ -20,7 +20,7 @@ def _asset_key(script: Any) -> tuple:
     return str(filename), tuple(sorted((str(k), str(v)) for k, v in attributes.items()))
 
 
-def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
+def dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     """Keep the first of identical ``<script>`` assets (same file, same attributes)."""
     scripts = context.get("script_files")
     if not isinstance(scripts, list):
@@ -35,6 +35,7 @@ def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
     scripts[:] = unique
 
 
-def setup(app) -> dict:
+def setup(app: Any) -> dict:
+    """Register :func:`dedupe_scripts` (late, after every extension added its scripts)."""
     app.connect("html-page-context", dedupe_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,127 @@
+"""The book's root, its chapters (``_toc.yml`` order) and how a user names one."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+
+from dadp_lite.book.errors import BuildError
+from dadp_lite.book.yamlio import load_yaml_file
+
+__all__ = [
+    "book_root",
+    "chapter_path",
+    "chapter_title",
+    "convert_chapter",
+    "list_chapters",
+    "parameters_cell",
+    "resolve_chapter",
+]
+
+
+def book_root(start: str | os.PathLike[str] | None = None) -> Path:
+    """The folder holding ``_toc.yml`` and ``_config.yml`` (searching up from ``start``)."""
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "_toc.yml").is_file() and (folder / "_config.yml").is_file():
+            return folder
+    raise BuildError(f"no _toc.yml/_config.yml found in {here} or its parents; run from the book")
+
+
+def _toc_files(node: object) -> Iterable[str]:
+    if isinstance(node, Mapping):
+        if "root" in node:
+            yield str(node["root"])
+        if "file" in node:
+            yield str(node["file"])
+        for key in ("parts", "chapters", "sections"):
+            if key in node:
+                yield from _toc_files(node[key])
+    elif isinstance(node, list):
+        for item in node:
+            yield from _toc_files(item)
+
+
+def list_chapters(root: Path) -> list[str]:
+    """Chapter slugs (``notebooks/<slug>.md``) in ``_toc.yml`` order."""
+    slugs = []
+    for entry in _toc_files(load_yaml_file(root / "_toc.yml", "table of contents")):
+        if entry.startswith("notebooks/"):
+            slug = Path(entry).name.removesuffix(".md").removesuffix(".ipynb")
+            if not chapter_path(root, slug).is_file():
+                raise BuildError(f"_toc.yml lists {entry} but notebooks/{slug}.md does not exist")
+            slugs.append(slug)
+    return slugs
+
+
+def resolve_chapter(root: Path, name: str) -> str:
+    """A slug, a unique prefix (``"03"``), the slug without its number, or a path -> slug."""
+    slugs = list_chapters(root)
+    candidate = Path(name).name.removesuffix(".md").removesuffix(".ipynb")
+    if candidate in slugs:
+        return candidate
+    matches = [s for s in slugs if s.split("-", 1)[-1] == candidate]
+    matches = matches or [s for s in slugs if candidate and s.startswith(candidate)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise BuildError(f"chapter {name!r} is ambiguous: it could be {', '.join(matches)}")
+    raise BuildError(f"unknown chapter {name!r}; the chapters are {', '.join(slugs)}")
+
+
+def chapter_path(root: Path, slug: str) -> Path:
+    """The MyST source of a chapter."""
+    return root / "notebooks" / f"{slug}.md"
+
+
+def chapter_title(root: Path, slug: str) -> str:
+    """The chapter's ``# `` heading (its slug if it has none)."""
+    for line in chapter_path(root, slug).read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return slug
+
+
+@lru_cache(maxsize=64)
+def _read(path: str, mtime_ns: int, size: int):  # the stat values key the cache
+    import jupytext
+
+    return jupytext.read(path)
+
+
+def _notebook(root: Path, slug: str):
+    path = chapter_path(root, slug)
+    stat = path.stat()
+    return _read(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def parameters_cell(root: Path, slug: str) -> str:
+    """Source of the chapter's one cell tagged ``parameters``."""
+    cells = [
+        cell
+        for cell in _notebook(root, slug).cells
+        if "parameters" in cell.get("metadata", {}).get("tags", [])
+    ]
+    if len(cells) != 1:
+        raise BuildError(
+            f"notebooks/{slug}.md: expected exactly one cell tagged 'parameters', "
+            f"found {len(cells)}"
+        )
+    return cells[0].source
+
+
+def convert_chapter(root: Path, slug: str) -> str:
+    """The chapter as an unexecuted ``.ipynb`` (JSON text) for the ``python3`` kernel."""
+    import copy
+
+    import nbformat
+
+    notebook = copy.deepcopy(_notebook(root, slug))
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    return nbformat.writes(notebook)

@@ -1,0 +1,254 @@
+"""Chapter parameters: the vocabulary, declarations, reading values, validation, profiles.
+
+Every parameter of every chapter has a declared type and range (grammar:
+:mod:`dadp_lite.book.spec`). The standard names that chapters share are declared once, in
+:data:`VOCABULARY`; every other parameter declares itself in a trailing comment on its line
+of the chapter's ``parameters`` cell, and such a comment also overrides the vocabulary
+(chapter 02 allows epsilon = 0). A trailing comment that does not start with a type word is
+prose: the parameter's meaning. Every value, the defaults included, is checked before any
+kernel starts; upper limits keep one run feasible on a laptop (minutes, a few GB).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import fnmatch
+import io
+import re
+import tokenize
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dadp_lite.book.discovery import parameters_cell
+from dadp_lite.book.errors import BuildError
+from dadp_lite.book.spec import KINDS, DeclarationError, Spec, SpecError, parse_declaration
+from dadp_lite.book.yamlio import load_yaml_file, load_yaml_text
+
+__all__ = [
+    "PROFILES",
+    "VOCABULARY",
+    "Parameter",
+    "chapter_parameters",
+    "declaration_problems",
+    "describe_parameters",
+    "effective_parameters",
+    "load_profile",
+    "parse_assignments",
+    "profile_values",
+    "validate_parameters",
+    "vocabulary_entry",
+]
+
+PROFILES = ("quick", "full")
+_ATTRIBUTES = "race, sex, tenure, age_bracket, income_over_50k"
+
+#: Standard names: ``name -> "declaration; meaning"`` (``*`` in a name matches any text).
+VOCABULARY: dict[str, str] = {
+    "DATASETS": "list[dataset], distinct; datasets: registered names or .csv/.parquet files",
+    "DATASET": "dataset; a registered name (ma2019, tx2019, national2019) or a .csv/.parquet file",
+    "EPSILONS": "list[float] in (0, inf); privacy parameters epsilon (finite, > 0)",
+    "EPSILON": "float in (0, inf); privacy parameter epsilon (finite, > 0)",
+    "REPS": "int in [2, 100000]; Monte Carlo repetitions of each experiment",
+    "*_REPS": "int in [2, 100000]; repetitions of one check or experiment",
+    "SEED": "int in [0, 4294967295]; seed of the chapter's numpy SeedSequence",
+    "K": "int in [1, 1000]; suppression threshold / anonymity parameter k",
+    "K_VALUES": "list[int] in [1, 1000]; values of k",
+    "QI": f"list[str] one of {_ATTRIBUTES}, distinct; quasi-identifier attributes",
+    "ATTRIBUTES": f"list[str] one of {_ATTRIBUTES}, distinct; attributes of the histogram",
+    "N_BOOT": "int in [2, 100000]; bootstrap resamples",
+    "CURVE_POINTS": "int in [2, 1000]; points on each plotted curve",
+    "ENUM_BOUND": "int in [1, 60]; largest count in an exact enumeration",
+}
+
+
+def vocabulary_entry(name: str) -> str | None:
+    """The vocabulary's ``declaration; meaning`` for ``name`` (exact names win)."""
+    if name in VOCABULARY:
+        return VOCABULARY[name]
+    patterns = [p for p in VOCABULARY if "*" in p and fnmatch.fnmatchcase(name, p)]
+    return VOCABULARY[patterns[0]] if patterns else None
+
+
+_NOT_EVALUATED = object()
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One assignment of a chapter's ``parameters`` cell and its declaration."""
+
+    name: str
+    default: object
+    source: str
+    spec: Spec | None
+    meaning: str = ""
+    origin: str = "vocabulary"  # "vocabulary", "declared", or why there is no spec
+
+    @property
+    def has_default(self) -> bool:
+        """False when the default is computed in the kernel (from other names)."""
+        return self.default is not _NOT_EVALUATED
+
+    def describe(self) -> str:
+        """``NAME=default  (declaration)`` for error listings."""
+        return f"{self.name}={self.source}  ({self.spec.describe() if self.spec else 'undeclared'})"
+
+
+def _comments(source: str) -> dict[int, str]:
+    found: dict[int, str] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = token.string.lstrip("#").strip()
+    except (tokenize.TokenError, IndentationError):
+        pass
+    return found
+
+
+def _default(node: ast.expr) -> object:
+    """A literal, or ``list(range(...))``-like expressions of literals; else not evaluated."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        pass
+    try:
+        code = compile(ast.Expression(node), "<parameters>", "eval")
+        return eval(code, {"__builtins__": {}, "list": list, "range": range, "tuple": tuple})
+    except Exception:  # a default computed from other names: the kernel computes it
+        return _NOT_EVALUATED
+
+
+_DECLARATION = re.compile(rf"^(?:list\[|(?:{'|'.join(KINDS)})\b)")
+
+
+def _declare(name: str, comment: str | None) -> tuple[Spec | None, str, str]:
+    """A comment starting with a type is a declaration; any other comment is the meaning."""
+    if comment and _DECLARATION.match(comment):
+        try:
+            spec, meaning = parse_declaration(comment)
+            return spec, meaning, "declared"
+        except DeclarationError as error:
+            return None, "", f"bad declaration: {error}"
+    entry = vocabulary_entry(name)
+    if entry is None:
+        return None, comment or "", "undeclared: not in the vocabulary and no '# <type>' comment"
+    spec, meaning = parse_declaration(entry)
+    return spec, comment or meaning, "vocabulary"
+
+
+def chapter_parameters(root: Path, slug: str) -> list[Parameter]:
+    """The chapter's parameters, in the order of its ``parameters`` cell."""
+    source = parameters_cell(root, slug)
+    comments = _comments(source)
+    params = []
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        lines = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+        comment = next((comments[i] for i in reversed(lines) if i in comments), None)
+        spec, meaning, origin = _declare(target.id, comment)
+        default = _default(node.value)
+        params.append(Parameter(target.id, default, ast.unparse(node.value), spec, meaning, origin))
+    return params
+
+
+def declaration_problems(params: Sequence[Parameter]) -> list[str]:
+    """Parameters without a usable declaration, and defaults their declaration refuses."""
+    problems = []
+    for p in params:
+        if p.spec is None:
+            problems.append(f"{p.name}: {p.origin}")
+        elif p.has_default:
+            try:
+                p.spec.check(p.default)
+            except SpecError as error:
+                problems.append(f"{p.name}: default {p.source} {error} ({p.spec.describe()})")
+    return problems
+
+
+def describe_parameters(params: Sequence[Parameter]) -> str:
+    """One line per parameter: name, default and declaration."""
+    return "\n".join(f"  {p.describe()}" for p in params)
+
+
+def parse_assignments(
+    params: Sequence[Parameter], pairs: Sequence[Sequence[str]]
+) -> dict[str, object]:
+    """``[(NAME, TEXT), ...]`` from ``-p`` -> values (YAML; text kept for ``str``/``dataset``)."""
+    declared = {p.name: p for p in params}
+    out: dict[str, object] = {}
+    for name, text in pairs:
+        spec = declared[name].spec if name in declared else None
+        if spec is not None and spec.kind in ("str", "dataset") and not spec.is_list:
+            out[name] = text
+        else:
+            out[name] = (
+                load_yaml_text(text, f"value of {name} ({text!r})") if text.strip() else text
+            )
+    return out
+
+
+def _unknown(slug: str, name: str, params: Sequence[Parameter]) -> BuildError:
+    names = [p.name for p in params]
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return BuildError(
+        f"{slug} has no parameter {name!r}; {hint}its parameters are {', '.join(names)} "
+        f"(dadp-book params {slug})"
+    )
+
+
+def validate_parameters(root: Path, slug: str, values: Mapping[str, object]) -> dict:
+    """Check every value (and every default) before anything runs; return the values to pass.
+
+    Returns ``values`` normalised (a scalar for a list wrapped, integers for floats made
+    floats, dataset paths made absolute). Raises :class:`BuildError`, one line, naming the
+    parameter, the value and what is allowed.
+    """
+    params = chapter_parameters(root, slug)
+    declared = {p.name: p for p in params}
+    problems = declaration_problems(params)
+    if problems:
+        raise BuildError(f"notebooks/{slug}.md: parameters cell: {'; '.join(problems)}")
+    out = {}
+    for name, value in values.items():
+        if name not in declared:
+            raise _unknown(slug, name, params)
+        spec = declared[name].spec
+        try:
+            out[name] = spec.check(value)
+        except SpecError as error:
+            raise BuildError(
+                f"{slug}: parameter {name} {error}; allowed: {spec.describe()}"
+            ) from None
+    return out
+
+
+def effective_parameters(root: Path, slug: str, values: Mapping[str, object]) -> dict:
+    """Every parameter's value in a run: the defaults, replaced by ``values``."""
+    out = {p.name: p.default if p.has_default else None for p in chapter_parameters(root, slug)}
+    out.update(values)
+    return out
+
+
+def load_profile(root: Path, profile: str) -> dict[str, dict]:
+    """Per-chapter parameters of a profile (``profiles/<profile>.yml``), read strictly."""
+    if profile not in PROFILES:
+        raise BuildError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    path = root / "profiles" / f"{profile}.yml"
+    content = load_yaml_file(path, "profile") or {}
+    chapters = content.get("chapters") if isinstance(content, dict) else None
+    if not isinstance(chapters, dict) or not all(
+        isinstance(v, dict | None) for v in chapters.values()
+    ):
+        raise BuildError(f"profile {path}: 'chapters' must map chapter slugs to parameters")
+    return {str(slug): dict(values or {}) for slug, values in chapters.items()}
+
+
+def profile_values(root: Path, slug: str, profile: str | None) -> dict:
+    """The profile's values for one chapter (none without a profile)."""
+    return dict(load_profile(root, profile).get(slug, {})) if profile else {}

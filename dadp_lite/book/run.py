@@ -1,0 +1,115 @@
+"""``dadp-book run``: execute one chapter with a reader's parameters.
+
+Run folder (default ``runs/<slug>-<hash of the values>``)::
+
+    <slug>.ipynb          the executed notebook
+    html/index.html       one-chapter Jupyter Book render (math served from html/_static)
+    *.csv                 every file the chapter wrote into its working folder
+    params.yaml           chapter, every value, overrides, seed, datasets (path, SHA-256,
+                          rows), chapter and package hashes, versions, time
+
+The folder is written as a temporary folder beside it and moved into place when complete:
+a refused value, a failing cell or an interruption leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from dadp_lite.book.discovery import chapter_path, convert_chapter, resolve_chapter
+from dadp_lite.book.errors import BuildError
+from dadp_lite.book.execute import Execution, execute_notebook
+from dadp_lite.book.outputs import (
+    atomic_replace,
+    check_replaceable,
+    clean_stale_temps,
+    interruptible,
+    temp_folder,
+)
+from dadp_lite.book.parameters import (
+    chapter_parameters,
+    effective_parameters,
+    profile_values,
+    validate_parameters,
+)
+from dadp_lite.book.provenance import datasets_of, file_sha256, record_id, versions
+from dadp_lite.book.render import render_single_chapter
+from dadp_lite.book.yamlio import dump_yaml, load_yaml_file
+
+__all__ = ["RUN_MARKER", "run_chapter"]
+
+RUN_MARKER = "dadp_book_run"
+
+
+def _check_output(out: Path) -> None:
+    check_replaceable(out, "params.yaml")
+    if (out / "params.yaml").is_file():
+        previous = load_yaml_file(out / "params.yaml", "run record")
+        if not isinstance(previous, dict) or RUN_MARKER not in previous:
+            raise BuildError(f"{out} holds a params.yaml that dadp-book did not write")
+
+
+def _record(
+    root: Path, slug: str, profile: str | None, values: dict, datasets: dict, result: Execution
+) -> dict:
+    effective = effective_parameters(root, slug, values)
+    record = {
+        RUN_MARKER: 1,
+        "chapter": slug,
+        "chapter_sha256": file_sha256(chapter_path(root, slug)),
+        "profile": profile,
+        "overrides": values,
+        "parameters": effective,
+        "seed": effective.get("SEED"),
+        "datasets": datasets,
+        "execution_seconds": round(result.seconds, 2),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "files": sorted(result.files),
+        **result.environment,
+    }
+    if record["seed"] is None:
+        record["seed_note"] = "the chapter declares no SEED parameter (deterministic)"
+    record["versions"] = versions()
+    return record
+
+
+def run_chapter(
+    root: Path,
+    chapter: str,
+    overrides: Mapping[str, object] | None = None,
+    out: Path | None = None,
+    profile: str | None = None,
+    html: bool = True,
+    runs_dir: Path | None = None,
+) -> Path:
+    """Execute one chapter with ``overrides`` on top of ``profile``; returns the run folder.
+
+    Every value is checked (and every dataset located) before the kernel starts.
+    """
+    slug = resolve_chapter(root, chapter)
+    values = validate_parameters(
+        root, slug, {**profile_values(root, slug, profile), **(overrides or {})}
+    )
+    specs = {p.name: p.spec for p in chapter_parameters(root, slug)}
+    datasets = datasets_of(specs, effective_parameters(root, slug, values), locate=True)
+    name = f"{slug}-{record_id({'profile': profile, **values}, 8)}"
+    out = Path(out or (runs_dir or root / "runs") / name).resolve()
+    _check_output(out)
+    print(f"Running {slug} with {values or 'its defaults'} -> {out}", flush=True)
+    notebook = convert_chapter(root, slug)
+    clean_stale_temps(out.parent)
+    with interruptible(), temp_folder(out.parent, out.name) as tmp:
+        result = execute_notebook(notebook, slug, values, scratch=tmp)
+        if result.error:
+            raise BuildError(f"{slug} failed, nothing written: {result.error}")
+        notebook_path = result.save(tmp)
+        if html:
+            render_single_chapter(root, slug, notebook_path, tmp / "html")
+        record = _record(root, slug, profile, values, datasets, result)
+        (tmp / "params.yaml").write_text(dump_yaml(record))
+        tmp.chmod(0o755)
+        atomic_replace(tmp, out)
+    print(f"  executed in {result.seconds:.1f} s; outputs in {out}", flush=True)
+    return out

@@ -1,0 +1,210 @@
+"""``dadp-book sweep``: one chapter over a parameter grid, results that cannot go stale.
+
+Sweep folder (default ``sweeps/<slug>-<hash of the grid>``)::
+
+    grid.yaml      the grid, the fixed values, and the provenance the results have
+    points/<id>/   one finished point: notebook, files, point.json (record and file hashes)
+    results.csv    every CSV of every point, one provenance; columns point, provenance, csv
+    points.csv     one row per point: values, status, reason, seconds, error
+    failed.yaml    the points that failed in the last sweep (absent if none)
+
+``results.csv`` has no times or dates: the same inputs give the same bytes, on 1 or N cores,
+locally or on Dask. Resuming verifies every finished point (:mod:`dadp_lite.book.points`)
+and recomputes those that are stale or damaged, saying which and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+from dadp_lite.book.discovery import convert_chapter, resolve_chapter
+from dadp_lite.book.errors import BuildError
+from dadp_lite.book.grid import Point, load_grid, plan_points
+from dadp_lite.book.outputs import check_replaceable, clean_stale_temps, interruptible
+from dadp_lite.book.parameters import (
+    chapter_parameters,
+    effective_parameters,
+    profile_values,
+    validate_parameters,
+)
+from dadp_lite.book.points import Verdict, inspect_point, store_point
+from dadp_lite.book.provenance import datasets_of, record_id, sweep_provenance
+from dadp_lite.book.runners import (
+    Outcome,
+    check_dask_address,
+    check_jobs,
+    dask_runner,
+    local_runner,
+)
+from dadp_lite.book.sweep_tables import finish_sweep, start_sweep
+
+__all__ = ["PointResult", "sweep_chapter"]
+
+
+@dataclass
+class PointResult:
+    """Outcome of one grid point in this sweep."""
+
+    point_id: str
+    values: dict
+    status: str  # "done" (computed now), "reused" (verified, from earlier) or "failed"
+    seconds: float = 0.0
+    error: str | None = None
+    reason: str = ""
+
+
+@dataclass
+class SweepPlan:
+    """Everything a sweep needs, checked: its points, their records, where it writes."""
+
+    root: Path
+    slug: str
+    out: Path
+    points: list[Point]
+    records: list[dict]
+    provenance: dict
+    echo: dict
+
+
+def plan_sweep(
+    root: Path,
+    chapter: str,
+    grid_path: Path,
+    out: Path | None,
+    profile: str | None,
+    fixed: Mapping[str, object] | None,
+    sweeps_dir: Path | None,
+) -> SweepPlan:
+    """Check the grid and every point; compute what each point's record will be."""
+    slug = resolve_chapter(root, chapter)
+    grid = load_grid(grid_path)
+    base = validate_parameters(root, slug, {**profile_values(root, slug, profile), **(fixed or {})})
+    points = plan_points(root, slug, grid, base, grid_path)
+    provenance = sweep_provenance(root, slug, profile)
+    records = _records(root, slug, points, provenance)
+    name = f"{slug}-{record_id({'profile': profile, 'fixed': base, 'grid': grid}, 8)}"
+    out = Path(out or (sweeps_dir or root / "sweeps") / name).resolve()
+    check_replaceable(out, "grid.yaml")
+    echo = {"chapter": slug, "profile": profile, "fixed": base, "grid": grid, "points": len(points)}
+    return SweepPlan(root, slug, out, points, records, provenance, echo)
+
+
+def _records(root: Path, slug: str, points: Sequence[Point], provenance: dict) -> list[dict]:
+    specs = {p.name: p.spec for p in chapter_parameters(root, slug)}
+    records = []
+    for point in points:
+        effective = effective_parameters(root, slug, point.values)
+        records.append({
+            "provenance": provenance,
+            "parameters": effective,
+            "seed": effective.get("SEED"),
+            "datasets": datasets_of(specs, effective, locate=False),
+        })  # fmt: skip
+    return records
+
+
+def _report(plan: SweepPlan, verdicts: Sequence[Verdict]) -> None:
+    states = [v.state for v in verdicts]
+    counts = {state: states.count(state) for state in ("reused", "stale", "damaged", "new")}
+    print(
+        f"Sweep of {plan.slug}: {len(plan.points)} point(s): {counts['reused']} already done "
+        f"and verified, {counts['stale']} stale, {counts['damaged']} damaged, "
+        f"{counts['new']} new; output {plan.out}",
+        flush=True,
+    )
+    for point, verdict in zip(plan.points, verdicts, strict=True):
+        if verdict.state in ("stale", "damaged"):
+            print(f"  point {point.point_id} {verdict.state} ({verdict.reason}): recomputing")
+
+
+def _outcome(point: Point, record: dict, outcome: Outcome, folder: Path) -> PointResult:
+    """Store a finished point; a failure or another installation on the worker fails it."""
+    if isinstance(outcome, BaseException):
+        error = f"{type(outcome).__name__}: {outcome}"
+        return PointResult(point.point_id, point.values, "failed", 0.0, error)
+    if outcome.error:
+        return PointResult(point.point_id, point.values, "failed", outcome.seconds, outcome.error)
+    differs = [k for k, v in outcome.environment.items() if record["provenance"].get(k) != v]
+    if differs:
+        error = f"the worker's installation differs from this machine's ({', '.join(differs)})"
+        return PointResult(point.point_id, point.values, "failed", outcome.seconds, error)
+    store_point(folder, record, outcome)
+    return PointResult(point.point_id, point.values, "done", outcome.seconds)
+
+
+def _execute(plan: SweepPlan, todo: list[int], run, progress: bool) -> dict:
+    from tqdm.auto import tqdm
+
+    notebook = convert_chapter(plan.root, plan.slug)
+    tasks = [(notebook, plan.slug, plan.points[i].values) for i in todo]
+    results = {}
+    bar = tqdm(total=len(tasks), desc="sweep points", unit="point", disable=not progress)
+    try:
+        for k, outcome in run(tasks):
+            i = todo[k]
+            folder = plan.out / "points" / plan.points[i].point_id
+            results[i] = _outcome(plan.points[i], plan.records[i], outcome, folder)
+            bar.update(1)
+            if results[i].status == "failed":
+                bar.write(f"  point {results[i].point_id} FAILED: {results[i].error}")
+    finally:
+        bar.close()
+    return results
+
+
+def _runner(todo: list[int], dask: str | None, jobs: int, timeout: float, out: Path):
+    """Dask connects here, before anything is written; local scratch goes inside ``out``."""
+    if not todo:
+        return nullcontext(None)
+    return local_runner(jobs, out) if dask is None else dask_runner(dask, jobs, timeout)
+
+
+def sweep_chapter(
+    root: Path,
+    chapter: str,
+    grid_path: Path,
+    out: Path | None = None,
+    profile: str | None = None,
+    fixed: Mapping[str, object] | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    dask_timeout: float = 10.0,
+    progress: bool = True,
+    sweeps_dir: Path | None = None,
+) -> tuple[Path, list[PointResult]]:
+    """Run a chapter over the Cartesian product of a grid; collect its CSVs into one table.
+
+    ``dask=None`` runs points in ``jobs`` local processes, ``dask=""`` on a dask.distributed
+    LocalCluster of ``jobs`` workers, ``dask="tcp://host:port"`` on that scheduler.
+    ``fixed`` values (``-p``/``-y``) apply to every point, on top of ``profile``; the grid's
+    values win. Everything is checked before anything is written. Returns the sweep folder
+    and one result per point, in grid order.
+    """
+    jobs = check_jobs(jobs)
+    if isinstance(dask_timeout, bool) or not dask_timeout > 0:
+        raise BuildError(f"--dask-timeout must be > 0 seconds, got {dask_timeout}")
+    check_dask_address(dask)
+    plan = plan_sweep(root, chapter, grid_path, out, profile, fixed, sweeps_dir)
+    folders = [plan.out / "points" / p.point_id for p in plan.points]
+    verdicts = [inspect_point(f, r) for f, r in zip(folders, plan.records, strict=True)]
+    _report(plan, verdicts)
+    todo = [i for i, v in enumerate(verdicts) if v.state != "reused"]
+    results = {
+        i: PointResult(p.point_id, p.values, "reused")
+        for i, p in enumerate(plan.points)
+        if i not in todo
+    }
+    with interruptible(), _runner(todo, dask, jobs, dask_timeout, plan.out) as run:
+        start_sweep(plan.out, plan.echo, plan.provenance)
+        for folder in (plan.out, plan.out / "points"):
+            clean_stale_temps(folder)
+        if todo:
+            results.update(_execute(plan, todo, run, progress))
+        for i in todo:
+            results[i].reason = f"{verdicts[i].state}: {verdicts[i].reason}".rstrip(": ")
+        ordered = [results[i] for i in range(len(plan.points))]
+        finish_sweep(plan.out, ordered, plan.points, plan.provenance)
+    return plan.out, ordered

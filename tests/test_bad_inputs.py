@@ -1,0 +1,151 @@
+# ruff: noqa: E501 - the tables below keep one case per line
+"""Bad inputs, refused with a clear message before anything runs: one table for the
+``dadp-book`` command (exit 1, one line on stderr, nothing written, no kernel started) and
+one for the library (the exception type and a message naming the argument).
+
+Placeholders in CLI rows: ``{tmp}`` is the test's temporary folder; files named in a row's
+``files`` are written there first. No row starts a kernel: each is refused by the checks.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dadp_lite as dl
+from dadp_lite.book.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ["--out", "{tmp}/out"]
+GRID = ["--grid", "{tmp}/grid.yaml"]
+UTF16 = "REPS: [20]\n".encode("utf-16")
+BINARY = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+
+# (id, arguments, files to write into {tmp}, message the error line must contain)
+CLI_CASES = [
+    ("unknown-chapter", ["run", "99-no-such", *OUT], {}, "unknown chapter '99-no-such'"),
+    ("ambiguous-prefix", ["run", "1", *OUT], {}, "'1' is ambiguous: it could be 10-alpha"),
+    ("params-unknown-chapter", ["params", "nope"], {}, "unknown chapter 'nope'"),
+    ("unknown-parameter", ["run", "01", "-p", "NO_SUCH", "1", *OUT], {}, "no parameter 'NO_SUCH'"),
+    ("misspelled-parameter", ["run", "01", "-p", "K_VALUE", "[2]", *OUT], {}, "did you mean K_VALUES?"),
+    ("text-for-integer", ["run", "01", "-p", "K_VALUES", "[two]", *OUT], {}, "K_VALUES must be an integer, got 'two'"),
+    ("out-of-range", ["run", "01", "-p", "K_VALUES", "[0, 2]", *OUT], {}, "K_VALUES 0 is outside [1, 1000]"),
+    ("empty-list", ["run", "12", "-p", "EPSILONS", "[]", *OUT], {}, "EPSILONS is an empty list"),
+    ("nan", ["run", "12", "-p", "EPSILONS", ".nan", *OUT], {}, "EPSILONS is NaN"),
+    ("inf", ["run", "12", "-p", "EPSILONS", "[.inf]", *OUT], {}, "EPSILONS inf is outside (0, inf)"),
+    ("epsilon-zero", ["run", "12", "-p", "EPSILONS", "[0, 1]", *OUT], {}, "EPSILONS 0 is outside (0, inf)"),
+    ("negative-epsilon-ch02", ["run", "02", "-p", "EPSILONS", "[-0.5, 1]", *OUT], {}, "EPSILONS -0.5 is outside [0, inf)"),
+    ("boolean-for-integer", ["run", "12", "-p", "REPS", "true", *OUT], {}, "REPS must be an integer, got True"),
+    ("fraction-for-integer", ["run", "12", "-p", "REPS", "2.5", *OUT], {}, "REPS must be an integer, got 2.5"),
+    ("reps-too-small", ["run", "12", "-p", "REPS", "1", *OUT], {}, "REPS 1 is outside [2, 100000]"),
+    ("reps-too-large", ["run", "12", "-p", "REPS", "1e6", *OUT], {}, "REPS 1000000 is outside [2, 100000]"),
+    ("suffix-reps-range", ["run", "09", "-p", "THEOREM_REPS", "0", *OUT], {}, "THEOREM_REPS 0 is outside [2, 100000]"),
+    ("negative-seed", ["run", "12", "-p", "SEED", "-1", *OUT], {}, "SEED -1 is outside [0, 4294967295]"),
+    ("unknown-attribute", ["run", "12", "-p", "QI", "[planet]", *OUT], {}, "QI 'planet' is not one of race"),
+    ("repeated-attribute", ["run", "12", "-p", "QI", "[race, race]", *OUT], {}, "QI lists race more than once"),
+    ("repeated-dataset", ["run", "12", "-p", "DATASETS", "[ma2019, ma2019]", *OUT], {}, "lists ma2019 more than once"),
+    ("list-for-scalar", ["run", "12", "-p", "K", "[6, 7]", *OUT], {}, "K takes one int, not a list"),
+    ("enumeration-too-big", ["run", "06", "-p", "ENUM_BOUND", "5", *OUT], {}, "ENUM_BOUND 5 is outside [1, 4]"),
+    ("unknown-dataset", ["run", "03", "-p", "DATASET", "mars2019", *OUT], {}, "'mars2019' is neither a registered dataset"),
+    ("dataset-file-missing", ["run", "03", "-p", "DATASET", "{tmp}/missing.csv", *OUT], {}, "missing.csv does not exist"),
+    ("dataset-bad-suffix", ["run", "03", "-p", "DATASET", "{tmp}/data.txt", *OUT], {"data.txt": b"a,b\n"}, "nor a .csv or .parquet file"),
+    ("invalid-yaml-value", ["run", "01", "-p", "K_VALUES", "[2, 3", *OUT], {}, "value of K_VALUES ('[2, 3') is not valid YAML"),
+    ("y-duplicate-key", ["run", "01", "-y", "{tmp}/v.yaml", *OUT], {"v.yaml": b"K_VALUES: [2]\nK_VALUES: [3]\n"}, "duplicate key 'K_VALUES' on lines 1 and 2"),
+    ("y-utf16", ["run", "01", "-y", "{tmp}/v.yaml", *OUT], {"v.yaml": UTF16}, "is UTF-16 text; save it as UTF-8"),
+    ("y-binary", ["run", "01", "-y", "{tmp}/v.yaml", *OUT], {"v.yaml": BINARY}, "is a binary file"),
+    ("y-missing", ["run", "01", "-y", "{tmp}/none.yaml", *OUT], {}, "none.yaml does not exist"),
+    ("y-not-a-mapping", ["run", "01", "-y", "{tmp}/v.yaml", *OUT], {"v.yaml": b"- 1\n"}, "must map parameter names"),
+    ("y-bad-value", ["run", "12", "-y", "{tmp}/v.yaml", *OUT], {"v.yaml": b"N_BOOT: 1\n"}, "N_BOOT 1 is outside [2, 100000]"),
+    ("grid-duplicate-key", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b"REPS: [20, 40]\nREPS: [60]\n"}, "duplicate key 'REPS' on lines 1 and 2"),
+    ("grid-empty-list", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b"REPS: []\n"}, "REPS has an empty list"),
+    ("grid-same-point-twice", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b"REPS: [20, 20]\n"}, "lists the same point twice"),
+    ("grid-same-point-as-1-and-1.0", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b"EPSILONS: [1, 1.0]\n"}, "lists the same point twice"),
+    ("grid-unknown-parameter", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b"NOPE: [1]\n"}, "has no parameter 'NOPE'"),
+    ("grid-out-of-range", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b"REPS: [20, 1]\n"}, "REPS 1 is outside [2, 100000]"),
+    ("grid-empty-file", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b""}, "has no points"),
+    ("grid-utf16", ["sweep", "12", *GRID, *OUT], {"grid.yaml": UTF16}, "is UTF-16 text"),
+    ("grid-missing", ["sweep", "12", *GRID, *OUT], {}, "grid.yaml does not exist"),
+    ("grid-too-many-points", ["sweep", "12", *GRID, *OUT], {"grid.yaml": b"SEED: [" + b", ".join(b"%d" % i for i in range(10001)) + b"]\n"}, "has 10001 points; at most 10000"),
+    ("sweep-jobs-zero", ["sweep", "12", *GRID, *OUT, "--jobs", "0"], {"grid.yaml": b"REPS: [20]\n"}, "--jobs must be a positive integer, got 0"),
+    ("sweep-dask-timeout", ["sweep", "12", *GRID, *OUT, "--dask", "--dask-timeout", "0"], {"grid.yaml": b"REPS: [20]\n"}, "--dask-timeout must be > 0"),
+    ("sweep-dask-address", ["sweep", "12", *GRID, *OUT, "--dask", "nowhere"], {"grid.yaml": b"REPS: [20]\n"}, "--dask takes a scheduler address"),
+    ("build-jobs-negative", ["build", "--jobs", "-2", "--build-dir", "{tmp}/b"], {}, "--jobs must be a positive integer, got -2"),
+    ("build-jobs-zero", ["build", "--jobs", "0", "--build-dir", "{tmp}/b"], {}, "--jobs must be a positive integer, got 0"),
+    ("build-jobs-text", ["build", "--jobs", "two", "--build-dir", "{tmp}/b"], {}, "invalid int value: 'two'"),
+    ("build-chapter-twice", ["build", "--chapters", "06,06", "--build-dir", "{tmp}/b"], {}, "06-swapping-privacy more than once"),
+    ("build-unknown-chapter", ["build", "--chapters", "01,77", "--build-dir", "{tmp}/b"], {}, "unknown chapter '77'"),
+    ("build-bad-profile", ["build", "--profile", "fast", "--build-dir", "{tmp}/b"], {}, "invalid choice: 'fast'"),
+    ("run-bad-profile", ["run", "01", "--profile", "fast", *OUT], {}, "invalid choice: 'fast'"),
+    ("out-is-a-file", ["run", "01", "--out", "{tmp}/taken"], {"taken": b"x"}, "exists and is a file"),
+    ("out-is-foreign", ["run", "01", "--out", "{tmp}/mine"], {"mine/notes.txt": b"x"}, "is not a dadp-book output"),
+    ("no-command", [], {}, "the following arguments are required: command"),
+    ("glue-missing-folder", ["glue", "{tmp}/nothing"], {}, "nothing is not a folder"),
+]  # fmt: skip
+
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")) if folder.exists() else []
+
+
+@pytest.mark.parametrize(("args", "files", "message"), [c[1:] for c in CLI_CASES],
+                         ids=[c[0] for c in CLI_CASES])  # fmt: skip
+def test_the_command_refuses_bad_input_in_one_line_and_writes_nothing(
+    tmp_path, capsys, args, files, message
+):
+    for name, content in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(content)
+    before = _tree(tmp_path), [_tree(ROOT / d) for d in ("runs", "sweeps", "_build")]
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert main(["--root", str(ROOT), *args]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dadp-book: error: "), lines
+    assert message in lines[0]
+    assert (_tree(tmp_path), [_tree(ROOT / d) for d in ("runs", "sweeps", "_build")]) == before
+
+
+def test_the_command_table_is_large_enough():
+    assert len(CLI_CASES) >= 30 and len(CLI_CASES) + len(API_CASES) >= 40
+
+
+COUNTS = np.array([3, 0, 5, 1])
+RNG = np.random.default_rng(0)
+
+# (id, call, exception type, message fragment naming the argument) -- the library refuses
+# these today.
+API_CASES = [
+    ("laplace-epsilon-0", lambda: dl.laplace(COUNTS, epsilon=0, rng=RNG, reps=2), ValueError, "epsilon must be finite and > 0"),
+    ("laplace-epsilon-negative", lambda: dl.laplace(COUNTS, epsilon=-1, rng=RNG, reps=2), ValueError, "epsilon must be finite and > 0"),
+    ("laplace-epsilon-nan", lambda: dl.laplace(COUNTS, epsilon=math.nan, rng=RNG, reps=2), ValueError, "epsilon must be finite"),
+    ("laplace-epsilon-inf", lambda: dl.laplace(COUNTS, epsilon=math.inf, rng=RNG, reps=2), ValueError, "epsilon must be finite"),
+    ("laplace-epsilon-bool", lambda: dl.laplace(COUNTS, epsilon=True, rng=RNG, reps=2), TypeError, "epsilon must be a real number, got bool"),
+    ("laplace-epsilon-text", lambda: dl.laplace(COUNTS, epsilon="1", rng=RNG, reps=2), TypeError, "epsilon must be a real number, got str"),
+    ("laplace-reps-0", lambda: dl.laplace(COUNTS, epsilon=1, rng=RNG, reps=0), ValueError, "reps must be >= 1"),
+    ("laplace-reps-fraction", lambda: dl.laplace(COUNTS, epsilon=1, rng=RNG, reps=2.5), TypeError, "reps must be an integer"),
+    ("laplace-rng-int", lambda: dl.laplace(COUNTS, epsilon=1, rng=0, reps=2), TypeError, "rng must be a numpy.random.Generator"),
+    ("laplace-rng-legacy", lambda: dl.laplace(COUNTS, epsilon=1, rng=np.random.RandomState(0), reps=2), TypeError, "rng must be a numpy.random.Generator"),
+    ("discrete-gaussian-epsilon-0", lambda: dl.discrete_gaussian(COUNTS, epsilon=0, rng=RNG, reps=2), ValueError, "epsilon must be finite and > 0"),
+    ("cell-suppression-k-0", lambda: dl.cell_suppression(COUNTS, k=0), ValueError, "k must be finite and > 0"),
+    ("cell-suppression-k-negative", lambda: dl.cell_suppression(COUNTS, k=-1), ValueError, "k must be finite and > 0"),
+    ("dp-cell-suppression-epsilon-0", lambda: dl.dp_cell_suppression(COUNTS, k=6, epsilon=0, rng=RNG, reps=2), ValueError, "epsilon must be finite and > 0"),
+    ("load-unknown-dataset", lambda: dl.load_records("mars2019"), dl.DataError, "mars2019"),
+]  # fmt: skip
+
+# ---- LIBRARY_CASES: rows for inputs the library does not refuse yet (being fixed
+# elsewhere); the lead adds them here, in the form of API_CASES, once the fixes land.
+LIBRARY_CASES: list[tuple] = []
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [c[1:] for c in API_CASES + LIBRARY_CASES],
+                         ids=[c[0] for c in API_CASES + LIBRARY_CASES])  # fmt: skip
+def test_the_library_refuses_bad_arguments_naming_them(call, error, message):
+    with pytest.raises(error, match=message.replace("(", r"\(").replace(".", r"\.")):
+        call()
+
+
+def test_a_histogram_of_an_unknown_column_names_the_column(ma_records):
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['planet'\]"):
+        dl.histogram_of(ma_records, ["race", "planet"])

@@ -2,12 +2,13 @@
 
 Exit status: 0 on success; 1 on refused input (a one-line ``dadp-book: error: ...`` on
 stderr, nothing written) or a failed chapter; 3 when a sweep finished with failed points;
-130 when interrupted (temporary folders removed).
+130 when interrupted (temporary folders removed); 141 when the output pipe closed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -174,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dadp-book: interrupted; temporary folders removed", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into a reader that stopped (``| head``)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from dadp_lite.book.discovery import parameters_cell
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.spec import KINDS, DeclarationError, Spec, SpecError, parse_declaration
 from dadp_lite.book.yamlio import load_yaml_file, load_yaml_text
+from dadp_lite.data import ATTRIBUTES
 
 __all__ = [
     "PROFILES",
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 PROFILES = ("quick", "full")
-_ATTRIBUTES = "race, sex, tenure, age_bracket, income_over_50k"
+_ATTRIBUTES = ", ".join(ATTRIBUTES)
 
 #: Standard names: ``name -> "declaration; meaning"`` (``*`` in a name matches any text).
 VOCABULARY: dict[str, str] = {

@@ -121,8 +121,8 @@ API_CASES = [
     ("laplace-epsilon-negative", lambda: dl.laplace(COUNTS, epsilon=-1, rng=RNG, reps=2), ValueError, "epsilon must be finite and > 0"),
     ("laplace-epsilon-nan", lambda: dl.laplace(COUNTS, epsilon=math.nan, rng=RNG, reps=2), ValueError, "epsilon must be finite"),
     ("laplace-epsilon-inf", lambda: dl.laplace(COUNTS, epsilon=math.inf, rng=RNG, reps=2), ValueError, "epsilon must be finite"),
-    ("laplace-epsilon-bool", lambda: dl.laplace(COUNTS, epsilon=True, rng=RNG, reps=2), TypeError, "epsilon must be a real number, got bool"),
-    ("laplace-epsilon-text", lambda: dl.laplace(COUNTS, epsilon="1", rng=RNG, reps=2), TypeError, "epsilon must be a real number, got str"),
+    ("laplace-epsilon-bool", lambda: dl.laplace(COUNTS, epsilon=True, rng=RNG, reps=2), TypeError, "epsilon must be a real number"),
+    ("laplace-epsilon-text", lambda: dl.laplace(COUNTS, epsilon="1", rng=RNG, reps=2), TypeError, "epsilon must be a real number"),
     ("laplace-reps-0", lambda: dl.laplace(COUNTS, epsilon=1, rng=RNG, reps=0), ValueError, "reps must be >= 1"),
     ("laplace-reps-fraction", lambda: dl.laplace(COUNTS, epsilon=1, rng=RNG, reps=2.5), TypeError, "reps must be an integer"),
     ("laplace-rng-int", lambda: dl.laplace(COUNTS, epsilon=1, rng=0, reps=2), TypeError, "rng must be a numpy.random.Generator"),
@@ -147,5 +147,5 @@ def test_the_library_refuses_bad_arguments_naming_them(call, error, message):
 
 
 def test_a_histogram_of_an_unknown_column_names_the_column(ma_records):
-    with pytest.raises(ValueError, match=r"unknown column\(s\) \['planet'\]"):
+    with pytest.raises(ValueError, match=r"attributes holds unknown attribute\(s\) \['planet'\]"):
         dl.histogram_of(ma_records, ["race", "planet"])

@@ -91,6 +91,7 @@ def clean_stale_temps(parent: Path) -> list[str]:
 
 def atomic_replace(tmp: Path, out: Path) -> None:
     """Move the finished folder ``tmp`` to ``out``, replacing an earlier output there."""
+    tmp.chmod(0o755)  # temporary folders are private (0700); outputs are not
     if not out.exists():
         tmp.rename(out)
         return

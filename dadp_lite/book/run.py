@@ -109,7 +109,6 @@ def run_chapter(
             render_single_chapter(root, slug, notebook_path, tmp / "html")
         record = _record(root, slug, profile, values, datasets, result)
         (tmp / "params.yaml").write_text(dump_yaml(record))
-        tmp.chmod(0o755)
         atomic_replace(tmp, out)
     print(f"  executed in {result.seconds:.1f} s; outputs in {out}", flush=True)
     return out

@@ -98,7 +98,7 @@ def lemma_loose(
     if status.word != "wrong":
         status = delta_status([rr_lemma, lap_lemma], [rr_exact, lap_exact])
     values = {"rr-lemma": rr_lemma, "rr-exact": rr_exact, "lap-lemma": lap_lemma,
-              "lap-exact": lap_exact, "n-checks": int(pair_lemma.size)}  # fmt: skip
+              "lap-exact": lap_exact, "n-pairs": n_pairs, "n-epsilons": len(epsilons)}  # fmt: skip
     return Result(status, values)
 
 
@@ -140,7 +140,7 @@ def laplace_alpha_noise(
     status = reproduced_status(runs["mean"], paper, spread)
     floor_gap = (runs["mean"] - true) / (runs["sd"] / math.sqrt(replicates))
     if np.all(floor_gap > z_limit(len(epsilons))):
-        status = status.qualified("Monte Carlo floor")
+        status = status.qualified("the Monte Carlo floor, not alpha")
     eps0 = epsilons[0]
     bias = baselines.projected_laplace_bias(x, epsilon=eps0)
     se = np.sqrt(baselines.projected_laplace_variance(x, epsilon=eps0) / reps)

@@ -196,10 +196,14 @@ def delta_status(printed: object, exact: object, *, tol: float = _ATOL) -> Statu
     on_delta, on_safe = _ratio(p, e), _ratio(1 - e, 1 - p)
     factor = np.maximum(on_delta, on_safe)
     i = int(np.argmax(factor))
-    scale = "delta" if on_delta[i] >= on_safe[i] else "1 - delta"
+    scale = "delta" if on_delta[i] >= on_safe[i] else "1 - delta"  # where it is off most
     word = "loose" if _is_loose(float(factor[i]), LOOSE_FACTOR) else "valid"
     off = "an unbounded factor" if np.isinf(factor[i]) else f"a factor {_g(float(factor[i]))}"
-    basis = f"printed delta {_g(p[i])} >= exact {_g(e[i])}, off by {off} on the {scale} scale"
+    if scale == "delta":
+        basis = f"printed delta {_g(p[i])} >= exact {_g(e[i])}, off by {off}"
+    else:
+        basis = (f"1 - delta = {_g(1 - p[i])} printed against {_g(1 - e[i])} exact, "
+                 f"off by {off}")  # fmt: skip
     return Status(word, basis, float(factor[i]))
 
 
@@ -319,7 +323,7 @@ def claim_status(holds: Sequence[bool]) -> Status:
         raise TypeError("holds must contain booleans only")
     n_true = int(sum(bool(f) for f in flags))
     word = "reproduced" if n_true == len(flags) else "not reproduced"
-    return Status(word, f"holds in {n_true} of {len(flags)} settings", n_true / len(flags))
+    return Status(word, f"holds in {n_true} of {len(flags)} cases", n_true / len(flags))
 
 
 def unclear_status(

@@ -101,7 +101,7 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("swapping-two-units", "Two mechanisms under one name", "06-swapping-privacy",
             {"epsilon": _EPS[0], "n_q": PAPER_N_Q}, two_units),
     Finding("swapping-cell-privacy", "Privacy theorem, per-cell version, QI-only adjacency",
-            "06-swapping-privacy", {"epsilons": (_EPS[0], _EPS[-1]), "n_q": PAPER_N_Q},
+            "06-swapping-privacy", {"epsilons": _EPS, "n_q": PAPER_N_Q},
             cell_privacy),
     Finding("swapping-record-privacy", "Privacy theorem, per-record version, QI-only adjacency",
             "06-swapping-privacy", {"epsilons": _EPS, "n_q": PAPER_N_Q}, record_privacy),

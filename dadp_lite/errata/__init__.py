@@ -14,6 +14,15 @@ ours, computed at the setting each is stated at.
   exact computations where the book has them, simulations at the stated setting with the
   chapter's seed where a number is a simulation statistic.
 
+In a chapter, apply the finding's rule to the chapter's numbers and glue the word under the
+finding's key; ``tests/test_errata.py`` checks that it equals the page's::
+
+    from dadp_lite import errata
+
+    status = errata.delta_status(printed_delta, exact_delta)  # the rule of the finding
+    glue(errata.status_key("dp-swapping-delta"), status.word, display=False)
+
+``errata.findings_of(slug)`` lists a chapter's findings (``.id``, ``.title``, ``.setting``).
 Nothing in the package imports this one; the errata page (``book/errata.md``), chapters and
 tests do.
 """

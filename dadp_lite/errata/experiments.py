@@ -18,7 +18,7 @@ from dadp_lite.errata.baselines import (
 )
 from dadp_lite.errata.k_anonymity import N_BOOT as KA_N_BOOT
 from dadp_lite.errata.k_anonymity import SEED as KA_SEED
-from dadp_lite.errata.k_anonymity import table_runs
+from dadp_lite.errata.k_anonymity import bias_against_paper
 from dadp_lite.errata.record import Finding, Result, dataset
 from dadp_lite.errata.status import (
     claim_status,
@@ -178,12 +178,7 @@ def k_anonymity(
     *, dataset_names: tuple[str, ...], k: int, epsilons: tuple[float, ...], reps: int,
     seed: int, n_boot: int,
 ) -> Result:  # fmt: skip
-    runs = table_runs(dataset_names, k, epsilons, reps, seed, n_boot)
-    dp = runs[runs.mechanism == "dp_k_anonymity"]
-    paper = [paper_value(r.dataset, "dp_k_anonymity", r.epsilon, "l1_bias")
-             for r in dp.itertuples()]  # fmt: skip
-    spread = math.sqrt(2) * dp.bias_l1_se.to_numpy()  # two runs of the same statistic
-    status = reproduced_status(dp.bias_l1.to_numpy(), paper, spread)
+    status, _ = bias_against_paper(dataset_names, k, epsilons, reps, seed, n_boot)
     first = dataset(dataset_names[0]).histogram
     bound = int(first.counts.max())
     printed_delta = [paper_value(dataset_names[0], "dp_k_anonymity", e, "delta") for e in epsilons]

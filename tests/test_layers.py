@@ -25,8 +25,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dataset",),
     ("mechanisms", "theory"),
     ("registry", "simulate"),
-    ("experiments", "audit", "errata"),
-    ("plotting", "tables"),
+    ("experiments", "audit"),
+    ("plotting", "tables", "errata"),
     ("book",),
 )
 #: Book machinery still at the top level, moving into ``dadp_lite/book/``.

@@ -1,0 +1,461 @@
+"""The errata: status rules, the catalog of findings, the executed page, and agreement of the
+page and the chapters on every status word.
+
+Unit tests check each rule (every word reachable, boundaries, bad input refused), the
+catalog (ids, chapters, settings against the profiles, the exact findings computed), a few
+findings against independent computations, and the page's source. Tests marked ``book``
+execute the page (every finding, simulations included) and compare the chapters' glued
+status words with the catalog's.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import math
+import re
+from itertools import chain, combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from dadp_lite import errata
+from dadp_lite.errata import status as st
+from dadp_lite.errata.experiments import CLASSIFICATION
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "book" / "errata.md"
+GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`([^`]+)`")
+
+
+def _toc_chapters() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    return [f.split("/", 1)[1] for f in files if f.startswith("notebooks/")]
+
+
+def _profile(name: str) -> dict:
+    return yaml.safe_load((ROOT / "profiles" / f"{name}.yml").read_text())["chapters"]
+
+
+def _simulates(finding) -> bool:
+    """Findings whose numbers come from a simulation (their setting names repetitions)."""
+    return "reps" in finding.setting
+
+
+EXACT = [f for f in errata.FINDINGS if not _simulates(f)]
+
+
+# ------------------------------------------------------------------ status rules
+def test_vocabulary_is_six_distinct_words():
+    assert len(set(errata.STATUS_WORDS)) == len(errata.STATUS_WORDS) == 6
+    assert {"valid", "loose", "wrong", "unclear", "reproduced", "not reproduced"} == set(
+        errata.STATUS_WORDS
+    )
+
+
+def test_every_word_is_reachable_through_a_rule():
+    reached = {
+        st.delta_status(0.1, 0.08).word,  # valid
+        st.delta_status(0.5, 0.01).word,  # loose
+        st.delta_status(0.8, 0.9).word,  # wrong
+        st.unclear_status(1.0, 2.0).word,  # unclear
+        st.reproduced_status(1.0, 1.1, 1.0).word,  # reproduced
+        st.reproduced_status(1.0, 100.0, 1.0).word,  # not reproduced
+    }
+    assert reached == set(errata.STATUS_WORDS)
+
+
+@pytest.mark.parametrize(
+    ("printed", "exact", "word"),
+    [
+        (0.2, 0.1, "loose"),  # factor exactly 2 on the delta scale
+        (0.1999, 0.1, "valid"),
+        (0.995, 0.99, "loose"),  # 1 - delta: 0.01 against 0.005, factor exactly 2
+        (0.9949, 0.99, "valid"),
+        (0.5, 0.0, "loose"),  # exact 0: unbounded factor
+        (0.0, 0.0, "valid"),
+        (1.0, 1.0, "valid"),
+        (1.0, 0.999, "loose"),  # printed 1: unbounded on the 1 - delta scale
+        (0.3, 0.3 + 1e-13, "valid"),  # below by round-off only
+        (0.3, 0.3 + 1e-9, "wrong"),
+    ],
+)
+def test_delta_status_boundaries(printed, exact, word):
+    assert st.delta_status(printed, exact).word == word
+
+
+def test_delta_status_tolerance_and_worst_element():
+    assert st.delta_status(0.868, 0.8684, tol=5e-4).word == "valid"
+    assert st.delta_status(0.868, 0.8894, tol=5e-4).word == "wrong"
+    mixed = st.delta_status([0.5, 0.8], [0.4, 0.9])
+    assert mixed.word == "wrong" and math.isclose(mixed.measure, -0.1)
+
+
+@pytest.mark.parametrize(
+    ("bound", "exact", "kwargs", "word"),
+    [
+        (2.0, 1.0, {}, "loose"),
+        (1.999, 1.0, {}, "valid"),
+        (1.0, 1.0, {}, "valid"),
+        (0.999, 1.0, {}, "wrong"),
+        (1.0 - 1e-12, 1.0, {}, "valid"),
+        (100.0, 1.0, {"loose_factor": None}, "valid"),
+        (0.0, 0.1, {"loose_factor": None}, "wrong"),
+        (0.0, 0.0, {}, "valid"),
+        (1.0, 0.0, {}, "loose"),
+    ],
+)
+def test_bound_status_boundaries(bound, exact, kwargs, word):
+    assert st.bound_status(bound, exact, **kwargs).word == word
+
+
+def test_formula_and_unclear_status():
+    assert st.formula_status([1.0, 2.0], [1.0, 2.0 + 1e-12]).word == "valid"
+    assert st.formula_status([1.0, 2.0], [1.0, 2.001]).word == "wrong"
+    assert st.unclear_status([1.0, 2.0], [1.0, 2.0]).word == "valid"
+    assert st.unclear_status([1.0, 2.0], [1.0, 2.5]).word == "unclear"
+
+
+def test_reproduced_status_uses_the_books_z_limit():
+    limit = errata.status.z_limit(1)
+    assert st.reproduced_status(limit, 0.0, 1.0).word == "reproduced"
+    assert st.reproduced_status(limit * 1.001, 0.0, 1.0).word == "not reproduced"
+    # more comparisons, larger limit
+    assert st.reproduced_status(limit * 1.001, 0.0, 1.0, n_tests=10).word == "reproduced"
+    status = st.reproduced_status([0.0, -6.0], [0.0, 0.0], [1.0, 1.0])
+    assert status.word == "not reproduced" and status.measure == -6.0
+
+
+def test_digits_status_accepts_one_unit_of_the_last_digit():
+    assert st.digits_status(0.8786617, 0.878, 3).word == "reproduced"  # cut
+    assert st.digits_status(0.8679, 0.868, 3).word == "reproduced"  # rounded
+    assert st.digits_status(0.8791, 0.878, 3).word == "not reproduced"
+    assert st.digits_status([0.36, 0.0003], [0.363, 0.0003], [3, 4]).word == "not reproduced"
+
+
+def test_claim_status_counts_settings():
+    assert st.claim_status([True, True]).word == "reproduced"
+    status = st.claim_status([True, False, False])
+    assert status.word == "not reproduced" and math.isclose(status.measure, 1 / 3)
+    assert "1 of 3" in status.basis
+
+
+def test_vacuous_and_label():
+    assert st.vacuous(1 - 1e-4) and not st.vacuous(0.99)
+    status = st.delta_status(0.99, 0.5).qualified("vacuous on real data")
+    assert status.label == "loose; vacuous on real data"
+    assert st.delta_status(0.1, 0.09).label == "valid"
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda: st.delta_status(1.2, 0.5), ValueError),
+        (lambda: st.delta_status(-0.1, 0.5), ValueError),
+        (lambda: st.delta_status("0.5", 0.5), TypeError),
+        (lambda: st.delta_status(None, 0.5), TypeError),
+        (lambda: st.delta_status(float("nan"), 0.5), ValueError),
+        (lambda: st.delta_status([0.1, 0.2], [0.1, 0.2, 0.3]), ValueError),
+        (lambda: st.delta_status([], []), ValueError),
+        (lambda: st.delta_status(0.5, 0.4, tol=-1.0), ValueError),
+        (lambda: st.delta_status(0.5, 0.4, tol=True), TypeError),
+        (lambda: st.bound_status(-1.0, 1.0), ValueError),
+        (lambda: st.bound_status(2.0, 1.0, loose_factor=1.0), ValueError),
+        (lambda: st.reproduced_status(1.0, 1.0, 0.0), ValueError),
+        (lambda: st.reproduced_status([1.0, 2.0], [1.0, 2.0], [1.0, 1.0, 1.0]), ValueError),
+        (lambda: st.reproduced_status(1.0, 1.0, 1.0, n_tests=0), ValueError),
+        (lambda: st.digits_status(0.5, 0.5, -1), ValueError),
+        (lambda: st.digits_status(0.5, 0.5, 1.5), TypeError),
+        (lambda: st.claim_status([]), ValueError),
+        (lambda: st.claim_status([1, 0]), TypeError),
+        (lambda: st.claim_status("yes"), TypeError),
+        (lambda: st.unclear_status([1.0, 2.0], [1.0, 2.0, 3.0]), ValueError),
+        (lambda: st.Status("great", "basis", 1.0), ValueError),
+        (lambda: st.Status("valid", "", 1.0), ValueError),
+        (lambda: st.Status("valid", "basis", 1.0, "x" * 60), ValueError),
+    ],
+)
+def test_rules_refuse_bad_input(call, error):
+    with pytest.raises(error):
+        call()
+
+
+# ---------------------------------------------------------------------- catalog
+def test_finding_ids_are_unique_and_stable_words():
+    ids = [f.id for f in errata.FINDINGS]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids)
+    assert "dp-swapping-delta" in ids
+
+
+def test_every_finding_chapter_is_in_the_toc():
+    chapters = set(_toc_chapters())
+    assert {f.chapter for f in errata.FINDINGS} <= chapters
+
+
+@pytest.mark.parametrize("finding", errata.FINDINGS, ids=lambda f: f.id)
+def test_setting_names_exactly_the_arguments_of_the_computation(finding):
+    signature = inspect.signature(finding.compute)
+    signature.bind(**finding.setting)  # raises on a missing or unknown argument
+    assert finding.setting_text()
+
+
+def test_seeds_are_the_chapters_seeds_of_the_full_profile():
+    full = _profile("full")
+    checked = 0
+    for finding in errata.FINDINGS:
+        seed = finding.setting.get("seed")
+        chapter_seed = full.get(finding.chapter, {}).get("SEED")
+        if seed is not None and chapter_seed is not None:
+            assert seed == chapter_seed, finding.id
+            checked += 1
+        if "replicate_seed" in finding.setting:  # chapter 03's replicated experiments
+            assert (
+                finding.setting["replicate_seed"]
+                == full["03-laplace-and-discrete-gaussian"]["SEED"]
+            )
+    assert checked >= 8
+
+
+def test_classification_runs_at_the_quick_profiles_setting():
+    quick = _profile("quick")["13-classification"]
+    assert list(CLASSIFICATION["epsilons"]) == quick["EPSILONS"]
+    assert CLASSIFICATION["reps"] == quick["REPS"] and CLASSIFICATION["seed"] == quick["SEED"]
+    assert CLASSIFICATION["k"] == quick["K"] and list(CLASSIFICATION["qi"]) == quick["QI"]
+    assert CLASSIFICATION["dataset_names"][0] in quick["DATASETS"]
+
+
+def test_findings_of_selects_by_chapter():
+    swapping = errata.findings_of("06-swapping-privacy")
+    assert swapping and all(f.chapter == "06-swapping-privacy" for f in swapping)
+    two = errata.findings_of("06-swapping-privacy", "07-swapping-bias")
+    assert set(swapping) < set(two)
+    assert errata.findings_of("99-no-such-chapter") == ()
+    with pytest.raises(ValueError):
+        errata.findings_of()
+    with pytest.raises(TypeError):
+        errata.findings_of(6)
+    with pytest.raises(ValueError, match="unknown finding"):
+        errata.get("no-such-finding")
+
+
+@pytest.mark.parametrize("finding", EXACT, ids=lambda f: f.id)
+def test_exact_finding_computes_a_status_and_plain_values(finding):
+    result = errata.result(finding.id)
+    assert result.status.word in errata.STATUS_WORDS
+    values = errata.glue_values(finding)
+    assert values[errata.status_key(finding.id)] == result.status.word
+    for name, value in values.items():
+        assert isinstance(value, float | int | str) and not isinstance(value, bool), name
+
+
+def test_glue_names_of_exact_findings_are_unique():
+    names = list(chain.from_iterable(errata.glue_values(f) for f in EXACT))
+    assert len(names) == len(set(names))
+
+
+# ------------------------------------------------ findings against independent numbers
+def test_dp_swapping_delta_against_the_enumerated_worst_pair():
+    from dadp_lite import theory as th
+    from dadp_lite.errata.swapping import PAPER_N_Q
+
+    x = np.zeros((1, PAPER_N_Q), dtype=int)
+    y = np.zeros((1, PAPER_N_Q), dtype=int)
+    x[0, 0], y[0, 0], y[0, 1] = 2, 1, 1  # a cell of 2 against a split 1 + 1
+    enumerated = th.dp_swapping_pair_delta(x, y, 0.5, "cell")
+    found = errata.result("dp-swapping-delta")
+    assert math.isclose(found.values["exact-first"], enumerated, rel_tol=0, abs_tol=1e-12)
+    assert found.values["printed-first"] < enumerated - 5e-4
+    assert found.status.word == "wrong" and "formula reproduced" in found.status.label
+    assert errata.result("swapping-cell-privacy").status.word == "wrong"
+
+
+def test_swapping_alpha_truth_is_half_the_bound_exactly_on_ma_and_tx():
+    from dadp_lite.errata.record import dataset
+
+    found = errata.result("swapping-alpha-bound")
+    for name, exactly_half in [("ma2019", True), ("tx2019", True), ("national2019", False)]:
+        matrix = dataset(name).histogram.to_qi_matrix(("race",)).astype(float)
+        n_q, eps = matrix.shape[1], 0.5
+        denominator = math.exp(eps) + n_q - 1
+        bias = (matrix.sum(axis=1, keepdims=True) - n_q * matrix) / denominator  # proposition
+        printed = 2 * n_q * (matrix.max() - matrix.min()) / denominator
+        ratio = printed / np.ptp(bias)
+        assert math.isclose(found.values[f"ratio-{name}"], ratio, rel_tol=1e-12)
+        assert math.isclose(ratio, 2.0, rel_tol=1e-12) is exactly_half, name
+    assert found.values["half-on"] == "MA and TX"
+    assert found.status.word == "loose"
+
+
+def test_lemma_proof_line_by_listing_every_event():
+    p, q = np.array([0.95, 0.05]), np.array([0.05, 0.95])
+    events = [list(s) for r in range(3) for s in combinations(range(2), r)]
+    excess = max(p[e].sum() - q[e].sum() for e in events)
+    found = errata.result("lemma-1-proof-line")
+    eps = found.values["epsilon"]
+    assert np.all(p <= math.exp(eps) * q)  # no outcome beyond e^eps: the lemma's delta is 0
+    assert found.values["lemma-delta"] == 0.0
+    assert math.isclose(found.values["printed-line-excess"], excess, abs_tol=1e-12)
+    with_factor = max(p[e].sum() - math.exp(eps) * q[e].sum() for e in events)
+    assert with_factor <= 1e-12 and found.status.word == "wrong"
+
+
+def test_alpha_laplace_bound_against_closed_forms():
+    from dadp_lite.errata.record import dataset
+
+    x = dataset("ma2019").histogram.counts
+    eps = 0.5
+    found = errata.result("alpha-laplace-bound")
+    assert x.min() == 0 and found.values["bound"] == x.max() / 2
+    true = (1 - math.exp(-eps * x.max() / 2)) / eps
+    assert math.isclose(found.values["true"], true, rel_tol=1e-12)
+    assert found.status.word == "loose"
+
+
+def test_dg_guarantee_tight_deltas_against_enumeration():
+    from dadp_lite.theory import accounting
+
+    found = errata.result("dg-guarantee")
+    for eps in (0.5, 1.0, 2.0, 4.0):
+        enumerated = accounting.discrete_gaussian_delta_enumerated(
+            eps, sigma=2 / eps, adjacency="replace"
+        )
+        tag = f"{eps:g}".replace(".", "p")
+        assert abs(found.values[f"tight-eps{tag}"] - enumerated) <= accounting.pld_error_bound(
+            "replace"
+        )
+    assert found.status.word == "loose"  # valid and conservative, not "wrong" nor "unclear"
+
+
+def test_k_anonymity_delta_is_beta_by_enumeration():
+    from dadp_lite.definitions import sampling_probability
+    from dadp_lite.theory import k_anonymity as ka
+
+    found = errata.result("ka-privacy-theorem")
+    for eps in (0.5, 1.0, 2.0, 4.0):
+        beta = sampling_probability(eps)
+        for adjacency in ("replace", "add_remove"):
+            assert math.isclose(ka.subsampling_delta(beta, eps, 3, adjacency), beta, abs_tol=1e-12)
+        assert found.values[f"beta-eps{eps:g}".replace(".", "p")] == pytest.approx(beta, abs=1e-15)
+
+
+def test_cell_suppression_privacy_against_closed_forms():
+    found = errata.result("cs-privacy-theorem")
+    k, bound, eps = 6, 10, 1.0
+    assert math.isclose(found.values["exact-per-cell-replace"],
+                        1 - math.exp(-eps * (bound - k - 0.5)) / 4, abs_tol=1e-12)  # fmt: skip
+    assert math.isclose(found.values["exact-other"], 1 - math.exp(-eps * (bound - k) / 2) / 2,
+                        abs_tol=1e-12)  # fmt: skip
+    log10_gap = (math.log(0.25) - 0.5 * (found.values["data-bound"] - k)) / math.log(10)
+    assert math.isclose(found.values["data-log10-gap"], log10_gap, rel_tol=1e-12)
+    assert found.values["example-status"] == "valid"  # e^(1/2) = 1.65 on the 1 - delta scale
+    assert found.status.label == "loose; vacuous on real data"  # e^(4/2) = 7.4 at epsilon 4
+    assert math.isclose(found.status.measure, math.exp(2.0), rel_tol=1e-6)
+    cut = errata.result("tables-cs-delta")
+    assert cut.status.label == "wrong; cut, not rounded" and cut.values["printed"] == 0.999
+
+
+# ------------------------------------------------------------------- page source
+def _entries(text: str) -> list[str]:
+    """The page's bullet entries (one paragraph each), one string each."""
+    return re.findall(r"^- \*\*.*?(?=\n\n|\Z)", text, flags=re.M | re.S)
+
+
+#: Entries that link a section of their chapter rather than the chapter's top.
+SECTION_LINKS = {"unnamed-adjacency": "sec-adjacency"}
+
+
+def test_page_has_no_cross_document_glue_and_hides_its_code():
+    import jupytext
+
+    text = PAGE.read_text()
+    assert all("::" not in ref for ref in GLUE_ROLE.findall(text))
+    notebook = jupytext.read(PAGE)
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert code and all("remove-input" in c.metadata.get("tags", []) for c in code)
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_page_has_one_entry_per_finding_linking_its_chapter():
+    entries = _entries(PAGE.read_text())
+    for finding in errata.FINDINGS:
+        mine = [e for e in entries if f"{{glue:text}}`{finding.id}.label`" in e]
+        assert len(mine) == 1, f"{finding.id}: {len(mine)} entries"
+        label = SECTION_LINKS.get(finding.id, "ch-" + finding.chapter.split("-", 1)[1])
+        assert f"{{ref}}`{label}`" in mine[0], f"{finding.id} does not link {label}"
+
+
+# ------------------------------------------------------------------------ book
+def _glued(notebook_path: Path) -> dict[str, object]:
+    """``{name: value}`` of everything a notebook glued (its scrapbook outputs)."""
+    notebook = json.loads(Path(notebook_path).read_text())
+    values = {}
+    for cell in notebook["cells"]:
+        for out in cell.get("outputs", []):
+            scrap = out.get("metadata", {}).get("scrapbook")
+            if scrap:
+                text = out["data"][scrap["mime_prefix"] + "text/plain"]
+                try:
+                    values[scrap["name"]] = ast.literal_eval(text)
+                except (SyntaxError, ValueError):
+                    values[scrap["name"]] = text
+    return values
+
+
+@pytest.fixture(scope="module")
+def executed_page(tmp_path_factory) -> Path:
+    """The errata page converted with jupytext and executed with papermill (as the build
+    executes chapters), in a temporary folder; returns the executed notebook."""
+    import os
+
+    import jupytext
+    import nbformat
+    import papermill
+
+    folder = tmp_path_factory.mktemp("errata")
+    notebook = jupytext.read(PAGE)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}  # fmt: skip
+    source = folder / "errata.source.ipynb"
+    nbformat.write(notebook, source)
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    output = folder / "errata.ipynb"
+    papermill.execute_notebook(str(source), str(output), cwd=str(folder), kernel_name="python3",
+                               progress_bar=False, log_output=False)  # fmt: skip
+    return output
+
+
+@pytest.mark.book
+def test_errata_page_executes_and_glues_every_key_it_cites(executed_page):
+    notebook = json.loads(executed_page.read_text())
+    errors = [o for c in notebook["cells"] for o in c.get("outputs", [])
+              if o.get("output_type") == "error"
+              or (o.get("output_type") == "stream" and o.get("name") == "stderr")]  # fmt: skip
+    assert errors == []
+    glued = _glued(executed_page)
+    cited = {ref.split(":", 1)[0] for ref in GLUE_ROLE.findall(PAGE.read_text())}
+    assert cited - set(glued) == set()
+    for finding in errata.FINDINGS:  # every finding computed, with a word of the vocabulary
+        assert glued[errata.status_key(finding.id)] in errata.STATUS_WORDS, finding.id
+
+
+@pytest.mark.book
+def test_chapters_agree_with_the_errata_on_every_status_word(executed):
+    """A chapter that glues ``status-<finding id>`` must show the catalog's word."""
+    results = executed[0]
+    compared = []
+    for slug, chapter in results.items():
+        assert chapter.error is None, chapter.error
+        for name, value in _glued(chapter.output).items():
+            if not name.startswith("status-"):
+                continue
+            finding_id = name.removeprefix("status-")
+            errata.get(finding_id)  # an unknown id fails here
+            word = errata.result(finding_id).status.word
+            assert value == word, f"{slug} shows {value!r} for {finding_id}, the errata {word!r}"
+            compared.append((slug, finding_id))
+    assert len(results) == len(_toc_chapters())  # every chapter was scanned

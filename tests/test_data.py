@@ -361,6 +361,14 @@ def test_equal_width_and_quantile_brackets_are_pandas_cut_and_qcut(ma_records):
     assert len(raw) == len(ages)
 
 
+def test_data_dependent_brackets_of_a_single_age():
+    raw = _raw(AGEP=["30", "30", "30"])
+    brackets = data.recode(raw, encoding=dl.Encoding(age_rule="equal_width"))["age_bracket"]
+    assert brackets.nunique() == 1
+    with pytest.raises(data.DataError, match="two distinct ages"):
+        data.recode(raw, encoding=dl.Encoding(age_rule="quantile"))
+
+
 def test_income_rules_move_exactly_the_records_they_should():
     raw = _raw(AGEP=["5", "30", "40"], PINCP=["N", "50000", "50001"])
     over = {

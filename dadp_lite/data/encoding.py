@@ -52,6 +52,7 @@ from dadp_lite.data.schema import (
     ATTRIBUTES,
     FEATURES,
     INCOME_THRESHOLD,
+    DataError,
     ParsedExcerpt,
     parse_excerpt,
     row_error,
@@ -151,6 +152,8 @@ class Encoding:
         if self.age_rule == "equal_width":
             codes, edges = pd.cut(age, self.age_bins, labels=False, retbins=True)
         else:
+            if np.unique(age).size < 2:
+                raise DataError(f"quantile age brackets need two distinct ages, got only {age[0]}")
             codes, edges = pd.qcut(age, self.age_bins, labels=False, retbins=True,
                                    duplicates="drop")  # fmt: skip
         return np.asarray(codes, dtype=np.int64), np.asarray(edges, dtype=float)

@@ -5,7 +5,8 @@ what each module does, and which paper result each module serves. In short, data
 down this list and imports point up it (a module imports only modules listed above it):
 
 - :mod:`~dadp_lite.data`, :mod:`~dadp_lite.histogram`, :mod:`~dadp_lite.dataset`: the
-  NIST excerpts, located, verified, recoded and counted over the full universe;
+  NIST excerpts (or any file in their schema), located, verified, validated, recoded
+  under an :class:`~dadp_lite.data.Encoding` and counted over the full universe;
 - :mod:`~dadp_lite.mechanisms`: every mechanism as a vectorised sampler;
 - :mod:`~dadp_lite.theory`: exact answers (closed forms, enumeration, ``dp_accounting``);
 - :mod:`~dadp_lite.registry`: one record per mechanism joining the two;
@@ -22,12 +23,15 @@ from dadp_lite.data import (
     ATTRIBUTES,
     DATASETS,
     DataError,
+    Encoding,
+    dataset_label,
     dataset_path,
     feature_domains,
     load_raw,
     load_records,
     recode,
     source_info,
+    write_excerpt,
 )
 from dadp_lite.dataset import Dataset
 from dadp_lite.experiments import (
@@ -83,6 +87,7 @@ __all__ = [
     "BiasEstimate",
     "DataError",
     "Dataset",
+    "Encoding",
     "Histogram",
     "alpha_fairness",
     "cell_suppression",
@@ -92,6 +97,7 @@ __all__ = [
     "classification_baseline",
     "compare_with_paper",
     "data_release_table",
+    "dataset_label",
     "dataset_path",
     "discrete_gaussian",
     "dp_cell_suppression",
@@ -127,5 +133,6 @@ __all__ = [
     "tables",
     "theory",
     "use_style",
+    "write_excerpt",
     "z_limit",
 ]

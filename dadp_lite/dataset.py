@@ -1,9 +1,19 @@
-"""A dataset ready for release: its name, its records and their full-universe histogram.
+"""A dataset ready for release: its name, its records and their histogram.
 
 Every experiment starts from a :class:`Dataset`. Mechanisms that work on counts read its
 ``histogram``; the record-level ones (traditional swapping's partner search, Mondrian
 k-anonymity, whose splits depend on row order) read its ``records``. Building it once and
 passing it around keeps the loading, recoding and counting out of every repetition.
+
+A dataset comes from a registered name or a file in the excerpt schema
+(:mod:`dadp_lite.data`), recoded under an :class:`~dadp_lite.data.Encoding` (default: the
+book's, five 20-year age brackets, income > 50,000, the full universe of 540 cells). The
+encoding's ``universe`` says which cells the histogram counts: ``"full"`` and
+``"observed_values"`` give a histogram over the five features (the latter restricted to
+the values the data hold); ``"observed_cells"`` keeps only the non-empty cells, as a
+histogram over one attribute ``"cell"`` whose values are the flat indices of those cells
+in the full universe (the records get the same ``cell`` column). Mechanisms that need the
+five features (swapping's quasi-identifier, k-anonymity) refuse the latter.
 """
 
 from __future__ import annotations
@@ -12,22 +22,53 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
-from dadp_lite.data import AGE_EDGES, ATTRIBUTES, feature_domains, load_records
+from dadp_lite.data import (
+    AGE_EDGES,
+    ATTRIBUTES,
+    DEFAULT_ENCODING,
+    Encoding,
+    ParsedExcerpt,
+    dataset_name,
+    encode,
+    load_raw,
+    resolve_encoding,
+    universe_domains,
+)
 from dadp_lite.histogram import Histogram
 
-__all__ = ["Dataset", "as_dataset"]
+__all__ = ["CELL", "Dataset", "as_dataset"]
+
+#: The attribute of an ``"observed_cells"`` histogram: a cell's flat index in the full
+#: universe.
+CELL = "cell"
+
+
+def _histogram(
+    records: pd.DataFrame, domains: dict[str, tuple], universe: str
+) -> tuple[pd.DataFrame, Histogram]:
+    """Count ``records`` over ``domains``; for ``"observed_cells"`` keep non-empty cells."""
+    full = Histogram.from_records(records, ATTRIBUTES, domains)
+    if universe != "observed_cells":
+        return records, full
+    codes = [pd.Index(d).get_indexer(records[a]) for a, d in zip(ATTRIBUTES, full.domains)]
+    flat = np.ravel_multi_index(tuple(codes), full.shape)
+    kept = np.flatnonzero(full.counts)
+    cells = Histogram(full.counts[kept], (CELL,), (tuple(int(c) for c in kept),))
+    return records.assign(**{CELL: flat}), cells
 
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
-    """One dataset: ``name``, recoded ``records`` (one row per person) and ``histogram``
-    (counts over the full universe of its attributes, empty cells included)."""
+    """One dataset: ``name``, recoded ``records`` (one row per person), ``histogram`` (its
+    counts over the encoding's universe) and the ``encoding`` that made them."""
 
     name: str
     records: pd.DataFrame
     histogram: Histogram
+    encoding: Encoding = DEFAULT_ENCODING
 
     @classmethod
     def load(
@@ -35,22 +76,66 @@ class Dataset:
         dataset: str | os.PathLike[str] | pd.DataFrame,
         *,
         age_edges: Sequence[int] = AGE_EDGES,
+        encoding: Encoding | None = None,
         name: str | None = None,
     ) -> Dataset:
-        """Load a registered dataset by name (``age_edges`` sets the brackets) or wrap
-        already recoded records (then ``name`` labels it, default ``"custom"``)."""
-        edges = tuple(int(e) for e in age_edges)
-        if isinstance(dataset, str):
-            records = load_records(dataset, age_edges=edges)
-            label = dataset if name is None else name
-        elif isinstance(dataset, pd.DataFrame):
-            records = dataset
-            label = "custom" if name is None else name
-        else:
-            kind = type(dataset).__name__
-            raise TypeError(f"dataset must be a dataset name or a records DataFrame, got {kind}")
-        histogram = Histogram.from_records(records, ATTRIBUTES, feature_domains(edges))
-        return cls(label, records, histogram)
+        """Load a dataset: a registered name, the path of a ``.csv``/``.parquet`` file in
+        the excerpt schema, or already recoded records.
+
+        Parameters
+        ----------
+        dataset
+            ``"ma2019"``, ``"tx2019"``, ``"national2019"``, a file path (``str`` or
+            ``os.PathLike``), or a records DataFrame (columns of
+            :data:`~dadp_lite.data.ATTRIBUTES`, already recoded).
+        age_edges
+            Shortcut for ``encoding=Encoding(age_edges=...)`` (fixed brackets).
+        encoding
+            How to recode and which cells to count (default: the book's encoding). Records
+            given as a DataFrame are already recoded: only the fixed rule's number of
+            brackets and the universe apply to them.
+        name
+            The dataset's name; default the registered name, the file's stem, or
+            ``"custom"`` for a DataFrame.
+        """
+        encoding = resolve_encoding(age_edges, encoding)
+        if isinstance(dataset, (str, os.PathLike)):
+            label = dataset_name(dataset) if name is None else name
+            return cls.from_raw(load_raw(dataset), encoding=encoding, name=label)
+        if isinstance(dataset, pd.DataFrame):
+            if encoding.age_rule != "fixed":
+                raise ValueError(
+                    "records are already recoded: an age rule other than 'fixed' applies to "
+                    "raw files only"
+                )
+            n_brackets = len(encoding.age_edges) - 1
+            domains = universe_domains(dataset, n_brackets, encoding.universe)
+            return cls._build("custom" if name is None else name, dataset, domains, encoding)
+        kind = type(dataset).__name__
+        raise TypeError(
+            f"dataset must be a dataset name, a file path or a records DataFrame, got {kind}"
+        )
+
+    @classmethod
+    def from_raw(
+        cls,
+        raw: pd.DataFrame | ParsedExcerpt,
+        *,
+        encoding: Encoding = DEFAULT_ENCODING,
+        name: str = "custom",
+    ) -> Dataset:
+        """A dataset from raw excerpt columns (as :func:`~dadp_lite.data.load_raw` returns
+        them, or already parsed by :func:`~dadp_lite.data.parse_excerpt`), validated and
+        recoded under ``encoding``."""
+        records, domains, _edges = encode(raw, encoding)
+        return cls._build(name, records, domains, encoding)
+
+    @classmethod
+    def _build(cls, name, records, domains, encoding) -> Dataset:
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        records, histogram = _histogram(records, domains, encoding.universe)
+        return cls(name, records, histogram, encoding)
 
     @classmethod
     def from_histogram(cls, histogram: Histogram, name: str = "custom") -> Dataset:
@@ -60,10 +145,12 @@ class Dataset:
         return cls(name, histogram.to_records(), histogram)
 
 
-def as_dataset(dataset: object, age_edges: Sequence[int] = AGE_EDGES) -> Dataset:
+def as_dataset(
+    dataset: object, age_edges: Sequence[int] = AGE_EDGES, encoding: Encoding | None = None
+) -> Dataset:
     """``dataset`` itself if it is a :class:`Dataset`, else :meth:`Dataset.load` of it."""
     if isinstance(dataset, Dataset):
         return dataset
     if isinstance(dataset, Histogram):
         return Dataset.from_histogram(dataset)
-    return Dataset.load(dataset, age_edges=age_edges)
+    return Dataset.load(dataset, age_edges=age_edges, encoding=encoding)

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dadp_lite.data import DATASETS
+from dadp_lite.data import dataset_label
 from dadp_lite.registry import REGISTRY
 
 __all__ = [
@@ -109,7 +109,7 @@ def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -
         ax.set(xscale="log", xlabel="k (minimum class size)", ylabel=ylabel)
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.minorticks_off()
-        label = DATASETS[name].paper_label if name in DATASETS else name
+        label = dataset_label(name)
         ax.text(0.03, 0.96, label, transform=ax.transAxes, va="top", weight="bold")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(

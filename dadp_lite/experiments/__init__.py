@@ -2,6 +2,8 @@
 
 - :mod:`~dadp_lite.experiments.release`: seeded releases of any registered mechanism;
 - :mod:`~dadp_lite.experiments.tables`: the data-release table (Tables 1-3);
+- :mod:`~dadp_lite.experiments.encodings`: which encoding of the records reproduces the
+  printed bias columns (exact, no sampling);
 - :mod:`~dadp_lite.experiments.classification`: the logistic-regression experiment;
 - :mod:`~dadp_lite.experiments.sweeps`: error and fairness against k, swap rate, epsilon;
 - :mod:`~dadp_lite.experiments.comparisons`: simulation against exact values (z-scores);

@@ -31,6 +31,7 @@ __all__ = [
     "projected_laplace_alpha",
     "projected_laplace_bias",
     "projected_laplace_variance",
+    "projected_rounded_laplace_moments",
     "zcdp_delta",
 ]
 
@@ -53,6 +54,30 @@ def projected_laplace_variance(counts: object, *, epsilon: float) -> np.ndarray:
     x, b = _laplace_inputs(counts, epsilon)
     decay = np.exp(-x / b)
     return 2 * b**2 - b**2 * decay - x * b * decay - 0.25 * b**2 * decay**2
+
+
+def projected_rounded_laplace_moments(
+    counts: object, *, epsilon: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cell bias and variance of ``max(round(x + Lap(b)), 0)``, ``b = 2/eps``, integer x.
+
+    ``J = round(eta)`` is two-sided geometric: ``P(J = j) = (e^{-(|j|-1/2)/b} -
+    e^{-(|j|+1/2)/b}) / 2`` for ``j != 0``, so with ``q = e^{-1/b}``,
+    ``Var J = (e^{-1/(2b)} - e^{-3/(2b)}) (1 + q) / (1 - q)^3``. The release is
+    ``x + J + U`` with ``U = (-x - J)^+`` and ``P(U >= m) = e^{-(x + m - 1/2)/b} / 2``
+    (m >= 1), so ``E U = e^{-(x+1/2)/b} / (2(1 - q))`` (the bias) and
+    ``E U^2 = e^{-(x+1/2)/b} (1 + q) / (2(1 - q)^2)``. Where ``U > 0``, ``J = -x - U``,
+    hence ``Cov(J, U) = -x E U - E U^2`` and
+    ``Var = Var J - E U^2 - (E U)^2 - 2 x E U``.
+    """
+    x, b = _laplace_inputs(counts, epsilon)
+    one_minus_q = -np.expm1(-1.0 / b)
+    q = 1.0 - one_minus_q
+    tail = np.exp(-(x + 0.5) / b)
+    mean_u = tail / (2 * one_minus_q)
+    second_u = tail * (1 + q) / (2 * one_minus_q**2)
+    var_j = (math.exp(-0.5 / b) - math.exp(-1.5 / b)) * (1 + q) / one_minus_q**3
+    return mean_u, var_j - second_u - mean_u**2 - 2 * x * mean_u
 
 
 def projected_laplace_alpha(counts: object, *, epsilon: float) -> float:

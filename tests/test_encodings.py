@@ -1,0 +1,213 @@
+"""dadp_lite.experiments.encodings: the search for the paper's histogram, and the rounded
+Laplace reading it uses.
+
+Statistical checks: each compares a Monte Carlo mean with an exact value, with the
+standard error of that mean, against ``z_limit(n_tests)`` (family-wise false failure 1e-6
+over the comparisons of the test), so no seed fails them by chance.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import dadp_lite as dl
+from dadp_lite.experiments import encodings as en
+from dadp_lite.experiments.tables import expected_abs_normal
+from dadp_lite.theory import baselines
+
+COUNTS = np.array([0, 1, 2, 3, 7, 40])
+
+
+# ----------------------------------------------------------- rounded Laplace moments
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 4.0, 50.0])
+def test_rounded_laplace_moments_match_direct_summation(epsilon):
+    """Sum over every value of round(eta) (tails beyond +-60 scales are below 1e-26)."""
+    bias, variance = baselines.projected_rounded_laplace_moments(COUNTS, epsilon=epsilon)
+    scale = 2 / epsilon
+    j = np.arange(-math.ceil(60 * scale) - 50, math.ceil(60 * scale) + 51)
+    pmf = stats.laplace.cdf(j + 0.5, scale=scale) - stats.laplace.cdf(j - 0.5, scale=scale)
+    released = np.maximum(COUNTS[:, None] + j[None, :], 0)
+    mean = released @ pmf
+    np.testing.assert_allclose(bias, mean - COUNTS, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(variance, released**2 @ pmf - mean**2, rtol=1e-10, atol=1e-12)
+
+
+def test_rounded_laplace_moments_match_simulation():
+    """The sampler (projected Laplace, then rounding) against the closed forms: per cell,
+    the mean release and the mean squared release, each a z-test with its standard error
+    (plug-in for the squares; 2 x 6 cells x 2 epsilons comparisons)."""
+    rng = dl.make_rng(20230817)
+    reps = 200_000
+    limit = dl.z_limit(2 * COUNTS.size * 2)
+    for epsilon in (0.5, 4.0):
+        released = np.rint(dl.laplace(COUNTS, epsilon=epsilon, rng=rng, reps=reps, project=True))
+        bias, variance = baselines.projected_rounded_laplace_moments(COUNTS, epsilon=epsilon)
+        z_mean = (released.mean(0) - COUNTS - bias) / np.sqrt(variance / reps)
+        second = released**2
+        expected_second = variance + (COUNTS + bias) ** 2
+        z_second = (second.mean(0) - expected_second) / (second.std(0, ddof=1) / math.sqrt(reps))
+        assert np.abs(z_mean).max() < limit
+        assert np.abs(z_second).max() < limit
+
+
+def test_rounding_lowers_an_empty_cells_bias_only_at_large_epsilon():
+    for epsilon, low, high in [(0.5, 0.99, 1.0), (4.0, 0.8, 0.9)]:
+        rounded = baselines.projected_rounded_laplace_moments([0], epsilon=epsilon)[0][0]
+        plain = baselines.projected_laplace_bias([0], epsilon=epsilon)[0]
+        assert low < rounded / plain < high
+
+
+# ------------------------------------------------------------ expected statistic
+def test_expected_statistic_without_noise_is_the_l1_norm():
+    bias = np.array([-2.0, 0.0, 3.5])
+    assert en.expected_statistic(bias, np.zeros(3), 200) == (5.5, 0.0)
+
+
+def test_expected_statistic_matches_a_simulated_statistic():
+    """E||b + noise/sqrt(R)||_1 and its spread, against 20,000 simulated statistics: the
+    mean within z_limit(2) standard errors; the SD within 5% (its relative SE is 0.5%)."""
+    rng = dl.make_rng(7)
+    bias = np.concatenate([np.zeros(50), np.linspace(-3, 3, 50)])
+    variance = np.linspace(0.5, 40, 100)
+    reps, runs = 200, 20_000
+    expected, sd = en.expected_statistic(bias, variance, reps)
+    draws = bias + rng.standard_normal((runs, bias.size)) * np.sqrt(variance / reps)
+    statistic = np.abs(draws).sum(axis=1)
+    assert abs(statistic.mean() - expected) < dl.z_limit(2) * sd / math.sqrt(runs)
+    assert abs(statistic.std(ddof=1) / sd - 1) < 0.05
+    assert math.isnan(en.expected_statistic(bias, variance, reps, independent=False)[1])
+
+
+# --------------------------------------------------------------------- the search
+@pytest.fixture(scope="module")
+def small_search():
+    grid = en.candidate_encodings()
+    chosen = [dl.Encoding(), dl.Encoding(universe="observed_values"),
+              dl.Encoding(universe="observed_cells"), dl.Encoding(age_rule="quantile")]  # fmt: skip
+    return en.encoding_search(["ma2019"], {e.label: grid[e.label] for e in chosen})
+
+
+def test_the_search_on_one_dataset_has_one_row_per_configuration(small_search):
+    assert len(small_search) == 4 * len(en.SEARCH_COLUMNS) * len(dl.PAPER_EPSILONS)
+    assert set(small_search["dataset"]) == {"ma2019"}
+    cells = small_search.groupby("universe")["n_cells"].first()
+    assert cells["full"] == 540 and cells["observed_values"] == 480
+    assert cells["observed_cells"] == (dl.Dataset.load("ma2019").histogram.counts > 0).sum()
+    np.testing.assert_allclose(small_search["ratio"],
+                               small_search["expected"] / small_search["paper"])  # fmt: skip
+
+
+def test_the_search_uses_the_registrys_exact_bias_and_the_papers_numbers(small_search):
+    hist = dl.Dataset.load("ma2019").histogram
+    default = small_search[small_search["encoding"] == dl.Encoding().label]
+    for row in default.itertuples():
+        paper = dl.paper.paper_value("ma2019", en.PAPER_COLUMN[row.column], row.epsilon,
+                                     "l1_bias")  # fmt: skip
+        assert row.paper == paper
+        if row.column in ("laplace", "dp_cell_suppression", "dp_swapping"):
+            exact = np.abs(dl.registry.get(row.column).bias(hist, epsilon=row.epsilon)).sum()
+            assert row.bias_l1_exact == pytest.approx(exact, rel=1e-12)
+        assert row.expected >= row.bias_l1_exact  # the Monte Carlo floor only adds
+
+
+def test_the_laplace_floor_is_the_chapter_12_floor(small_search):
+    hist = dl.Dataset.load("ma2019").histogram
+    row = small_search.query("encoding == @dl.Encoding().label and column == 'laplace'").iloc[0]
+    bias = baselines.projected_laplace_bias(hist.counts, epsilon=row.epsilon)
+    variance = baselines.projected_laplace_variance(hist.counts, epsilon=row.epsilon)
+    floor = expected_abs_normal(bias, np.sqrt(variance / dl.PAPER_REPS)).sum()
+    assert row.expected == pytest.approx(floor, rel=1e-12)
+
+
+def test_swapping_is_not_defined_on_observed_cells(small_search):
+    rows = small_search.query("universe == 'observed_cells' and column == 'dp_swapping'")
+    assert rows["expected"].isna().all()
+    others = small_search.query("universe != 'observed_cells'")
+    assert others["expected"].notna().all()
+
+
+def test_the_paper_reading_has_the_smallest_score(small_search):
+    reading = en.paper_reading(small_search)
+    part = small_search[small_search["column"].isin(en.CRITERION_COLUMNS)]
+    scores = part.assign(s=part["log_ratio"].abs()).groupby("encoding")["s"].max()
+    assert reading["encoding"].iloc[0] == scores.idxmin()
+    assert reading["score"].iloc[0] == pytest.approx(scores.min())
+    assert reading["default_score"].iloc[0] == pytest.approx(scores[dl.Encoding().label])
+    assert reading["runner_up_score"].iloc[0] >= reading["score"].iloc[0]
+
+
+def test_the_column_summary_flags_reproduced_columns(small_search):
+    summary = en.column_summary(small_search)
+    assert len(summary) == len(en.SEARCH_COLUMNS)
+    reproduced = summary["score"] <= math.log(1 + en.REPRODUCED_WITHIN)
+    assert summary["reproduced"].tolist() == reproduced.tolist()
+    assert ((summary["ratio_min"] <= 1 + en.REPRODUCED_WITHIN) | ~summary["reproduced"]).all()
+
+
+def test_the_ratio_table_is_encoding_by_column(small_search):
+    table = en.ratio_table(small_search)
+    assert table.shape == (4, len(en.SEARCH_COLUMNS) * len(dl.PAPER_EPSILONS))
+    assert table.columns.names == ["dataset", "column", "epsilon"]
+
+
+def test_every_candidate_encodings_histogram_counts_every_record():
+    parsed = dl.data.parse_excerpt(dl.load_raw("ma2019"))
+    for label, encoding in en.candidate_encodings().items():
+        hist = dl.Dataset.from_raw(parsed, encoding=encoding).histogram
+        assert hist.total == dl.DATASETS["ma2019"].rows, label
+
+
+def test_the_candidates_are_108_encodings_with_the_default_first():
+    grid = en.candidate_encodings()
+    assert len(grid) == 108
+    assert next(iter(grid.values())) == dl.Encoding()
+
+
+def test_the_paper_reading_of_a_dataset_is_a_candidate_no_worse_than_the_default():
+    reading = en.paper_reading_encoding("tx2019")
+    assert reading in en.candidate_encodings().values()
+    search = en.encoding_search(["tx2019"], {e.label: e for e in {reading, dl.Encoding()}},
+                                columns=en.CRITERION_COLUMNS)  # fmt: skip
+    score = search.assign(s=search["log_ratio"].abs()).groupby("encoding")["s"].max()
+    assert score[reading.label] <= score[dl.Encoding().label]
+
+
+def test_a_dataset_the_paper_does_not_print_has_no_reading(tmp_path):
+    path = dl.write_excerpt(dl.load_records("ma2019"), tmp_path / "mine.csv")
+    search = en.encoding_search([path], {dl.Encoding().label: dl.Encoding()})
+    assert search["paper"].isna().all() and search["expected"].notna().all()
+    with pytest.raises(ValueError, match="prints none"):
+        en.paper_reading(search)
+    with pytest.raises(ValueError, match="prints none"):
+        en.column_summary(search)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: en.encoding_search([]), ValueError, "datasets"),
+        (lambda: en.encoding_search(["ma2019"], {"x": "fixed"}), TypeError, "encodings"),
+        (lambda: en.encoding_search(["ma2019"], columns=["dg"]), ValueError, "columns"),
+        (lambda: en.encoding_search(["ma2019"], reps=0), ValueError, "reps"),
+        (lambda: en.encoding_search(["ma2019"], epsilons=[0]), ValueError, "epsilon"),
+        (lambda: en.paper_reading(pd.DataFrame()), ValueError, "search"),
+        (lambda: en.column_summary(pd.DataFrame()), ValueError, "search"),
+    ],
+)
+def test_bad_search_arguments_are_refused(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_bad_criterion_and_tolerance_are_refused(small_search):
+    with pytest.raises(ValueError, match="criterion"):
+        en.paper_reading(small_search, criterion=["laplace", "nope"])
+    with pytest.raises(ValueError, match="criterion"):
+        en.paper_reading(small_search, criterion=[])
+    with pytest.raises(ValueError, match="tolerance"):
+        en.column_summary(small_search, tolerance=1.5)

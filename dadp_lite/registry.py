@@ -595,19 +595,26 @@ def _dg_pair_delta(x, x_prime, *, epsilon, at=None):
 
 
 def _cs_pair(variant: str):
+    """The pair of the privacy chapter's closed form where it applies (checked against
+    the enumeration by the contract test), else the enumeration's worst pair."""
+
     def pair(histogram: Histogram, *, epsilon, k) -> NeighbourPair:
         n = 2 if variant == "per_cell" else min(3, histogram.n_cells)
         _need_cells(histogram, n)
-        worst = cs.dp_cell_suppression_worst_case(
-            epsilon, k=k, bound=_bound(histogram), variant=variant, n_cells=max(n, 2)
-        )
-        reason = (
-            "the pair found by enumerating every neighbouring pair of histograms with counts "
-            "up to the bound (the privacy chapter's worst case)"
-        )
-        return _pair(
-            histogram, dict(enumerate(worst.x)), dict(enumerate(worst.x_prime)), "replace", reason
-        )
+        b = _bound(histogram)
+        if variant == "per_cell" and k <= b - 1:
+            cells = ({0: b, 1: b - 1}, {0: b - 1, 1: b})
+            reason = "the count at the bound leaves while its neighbour reaches it (closed form)"
+        elif variant == "noisy_threshold" and k < b and n == 3:
+            cells = ({2: b}, {0: 1, 2: b - 1})
+            reason = "a record leaves the count at the bound for an empty cell (closed form)"
+        else:
+            worst = cs.dp_cell_suppression_worst_case(
+                epsilon, k=k, bound=b, variant=variant, n_cells=max(n, 2)
+            )
+            cells = (dict(enumerate(worst.x)), dict(enumerate(worst.x_prime)))
+            reason = "the worst pair found by enumerating every neighbouring pair (counts <= B)"
+        return _pair(histogram, *cells, "replace", reason)
 
     return pair
 

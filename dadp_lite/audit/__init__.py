@@ -8,7 +8,9 @@ mechanism is less private than claimed; it can never prove that a mechanism is p
 
 Entry points: :func:`audit` (a registered mechanism or any ``release(counts, rng)``),
 :func:`audit_samples` (outputs drawn elsewhere), :func:`trials_to_certify` (planning) and
-:func:`random_neighbour_pairs` (a small search over other pairs).
+:func:`random_neighbour_pairs` (a small search over other pairs); for registered
+mechanisms, :func:`audit_profile` (printed, exact and audited delta across a grid of
+epsilons) and :func:`search_pairs` (the worst-case pair against random pairs).
 """
 
 from dadp_lite.audit.auditor import (
@@ -26,6 +28,7 @@ from dadp_lite.audit.bounds import (
     trials_to_certify,
 )
 from dadp_lite.audit.pairs import random_neighbour_pairs
+from dadp_lite.audit.profiles import audit_profile, exact_curves, refutations, search_pairs
 from dadp_lite.audit.sampling import as_sampler, sample_pair
 
 __all__ = [
@@ -33,13 +36,17 @@ __all__ = [
     "CertifiedTest",
     "as_sampler",
     "audit",
+    "audit_profile",
     "audit_samples",
     "certified_delta",
     "certified_epsilon",
     "clopper_pearson",
     "default_tests",
+    "exact_curves",
     "exact_epsilon",
     "random_neighbour_pairs",
+    "refutations",
     "sample_pair",
+    "search_pairs",
     "trials_to_certify",
 ]

@@ -6,7 +6,9 @@ Procedure (see the privacy-audit chapter for why it is valid):
 2. on the **selection** half, build candidate events (threshold tests on scalar
    statistics; likelihood-ratio rankings of discrete outputs) and, for every target
    (a delta at some epsilon, or an epsilon at some delta), keep the single event, its
-   complement or not, and the favoured dataset whose Clopper-Pearson bound is largest;
+   complement or not, and the favoured dataset whose Clopper-Pearson bound is largest,
+   the bounds taken at a level that holds for all candidates at once (Bonferroni over
+   the candidates), so that the rare events seen a few times by chance do not win;
 3. on the **certification** half, count the kept events afresh and bound their
    probabilities with Clopper-Pearson at ``alpha = (1 - confidence) / (2 m)``, m being the
    number of distinct kept events (Bonferroni over the events certified and the two
@@ -269,8 +271,10 @@ def audit_samples(
     half = trials // 2
     halves = [out_x[:half], out_y[:half], out_x[half : 2 * half], out_y[half : 2 * half]]
     families, skipped = _families(halves, statistics, views)
-    alpha = (1.0 - confidence) / (2 * len(targets))
-    choices = select(families, targets, alpha)
+    # selection scores hold simultaneously over every candidate tried (4 uses of each
+    # event), so that a rare event seen a few times by luck cannot outscore a frequent one
+    n_candidates = 4 * sum(f.a.size for f in families) * len(targets)
+    choices = select(families, targets, (1.0 - confidence) / (2 * max(n_candidates, 1)))
     chosen: dict[tuple, list[str]] = {}
     for target, choice in zip(targets, choices, strict=True):
         if choice is not None:

@@ -92,8 +92,8 @@ def _distinct(sorted_values: np.ndarray) -> np.ndarray:
 
 def _thresholds(sx: np.ndarray, sy: np.ndarray, size: int) -> np.ndarray:
     """Thresholds from the sorted selection values: midpoints between the values of a
-    few-valued statistic; otherwise order statistics of each side, dense in both tails
-    (log-spaced ranks), plus the extremes of each side."""
+    few-valued statistic; otherwise order statistics of each side at evenly spaced ranks
+    and, denser in both tails, at log-spaced ranks, plus just below each side's minimum."""
     values = np.union1d(
         _distinct(sx[:: max(sx.size // 8192, 1)]), _distinct(sy[:: max(sy.size // 8192, 1)])
     )
@@ -103,8 +103,9 @@ def _thresholds(sx: np.ndarray, sy: np.ndarray, size: int) -> np.ndarray:
         return (values[1:] + values[:-1]) / 2
     grid = []
     for side in (sx, sy):
-        ranks = np.unique(np.geomspace(1, side.size / 2, size // 4).round().astype(int)) - 1
-        grid += [side[ranks], side[side.size - 1 - ranks]]
+        tail = np.geomspace(1, side.size / 2, size // 4).round().astype(int) - 1
+        bulk = np.linspace(0, side.size - 1, size).round().astype(int)
+        grid += [side[tail], side[side.size - 1 - tail], side[bulk]]
     lows = [np.nextafter(sx[0], -np.inf), np.nextafter(sy[0], -np.inf)]
     return np.unique(np.concatenate(grid + [lows]))
 

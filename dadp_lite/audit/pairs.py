@@ -30,19 +30,24 @@ def random_neighbour_pairs(
     bound: int | None = None,
     support: int = 3,
     qi: Sequence[str] | None = None,
+    min_records: int = 0,
 ) -> list[NeighbourPair]:
     """``n_pairs`` random neighbouring pairs in ``universe``'s cells.
 
     Each first histogram puts uniform counts in ``1..bound`` (default: the universe's
     largest count) on ``support`` random cells; its neighbour is drawn uniformly among all
     its neighbours under ``adjacency`` with counts up to ``bound`` (``qi`` names the
-    quasi-identifiers for ``"qi_replace"``).
+    quasi-identifiers for ``"qi_replace"``). Pairs in which either histogram holds fewer
+    than ``min_records`` records are drawn again (``support * bound`` must reach it).
     """
     check_choice(adjacency, "adjacency", ADJACENCIES)
     n_pairs = check_positive_int(n_pairs, "n_pairs")
     rng = check_rng(rng)
     bound = int(universe.counts.max()) if bound is None else check_positive_int(bound, "bound")
     support = min(check_positive_int(support, "support"), universe.n_cells)
+    min_records = check_positive_int(min_records, "min_records", minimum=0)
+    if support * bound < min_records + 1:
+        raise ValueError(f"support * bound = {support * bound} cannot hold {min_records} records")
     groups = None
     if adjacency == "qi_replace":
         if qi is None:
@@ -57,6 +62,8 @@ def random_neighbour_pairs(
         if not options:
             continue
         other = options[int(rng.integers(len(options)))]
+        if min(counts.sum(), other.sum()) < min_records:
+            continue
         pair = NeighbourPair(
             universe.with_counts(counts), universe.with_counts(other), adjacency, {}, "random"
         )

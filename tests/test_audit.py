@@ -25,14 +25,19 @@ from scipy import stats
 import dadp_lite as dl
 from dadp_lite.audit import (
     audit,
+    audit_profile,
     audit_samples,
     certified_delta,
     certified_epsilon,
     clopper_pearson,
+    exact_curves,
     exact_epsilon,
     random_neighbour_pairs,
+    refutations,
+    search_pairs,
     trials_to_certify,
 )
+from dadp_lite.audit.events import factorize_rows
 from dadp_lite.histogram import Histogram
 from dadp_lite.registry import REGISTRY, NeighbourPair
 from dadp_lite.theory import accounting
@@ -312,3 +317,65 @@ def test_registry_without_epsilon_is_refused():
 
 def test_public_api_exports_the_auditor():
     assert dl.audit.audit is audit
+
+
+# ------------------------------------------------------------- building blocks
+@pytest.mark.parametrize("kind", ["int", "float", "bool", "wide", "huge"])
+def test_factorize_rows_gives_equal_ids_to_equal_rows(kind):
+    rng = np.random.default_rng(4)
+    base = rng.integers(0, 3, size=(300, 4))
+    array = {
+        "int": base,
+        "float": base + 0.5,
+        "bool": base > 1,
+        "wide": np.tile(base, (1, 40)),  # radix product overflows: keys are compressed
+        "huge": base * 2**40,  # offsets too large for one radix digit: hashed per column
+    }[kind]
+    parts = [array[:100], array[100:250], array[250:]]
+    ids, count = factorize_rows(parts)
+    flat = np.concatenate(ids)
+    _, expected = np.unique(np.asarray(array), axis=0, return_inverse=True)
+    assert count == len(np.unique(np.asarray(array), axis=0))
+    same = flat[:, None] == flat[None, :]
+    assert np.array_equal(same, expected.ravel()[:, None] == expected.ravel()[None, :])
+
+
+def test_random_pairs_respect_min_records():
+    pairs = random_neighbour_pairs(
+        UNIVERSE, "add_remove", n_pairs=10, rng=np.random.default_rng(2), min_records=6
+    )
+    assert all(min(p.x.total, p.x_prime.total) >= 6 for p in pairs)
+    with pytest.raises(ValueError, match="cannot hold"):
+        random_neighbour_pairs(UNIVERSE, "replace", n_pairs=1, rng=np.random.default_rng(2),
+                               support=1, min_records=20)  # fmt: skip
+
+
+def test_profile_search_and_refutations_of_the_swapping_theorem():
+    """At epsilon 0.25 the printed swapping delta is 0.024 below the exact 0.889: with 10^5
+    trials per side the bound at 1 - 1e-6 loses about 2 * 5.3 * sqrt(0.1 / 5e4) ~ 0.015, so
+    the refutation margin is several standard errors (see the chapter's table)."""
+    entry = REGISTRY["dp_swapping"]
+    confidences = {"figure": 0.95, "check": 1 - FALSE_FAILURE}
+    profile = audit_profile(entry, UNIVERSE, epsilons=[0.25, 4.0], trials=100_000, seed=3,
+                            settings=SETTINGS, confidences=confidences)  # fmt: skip
+    assert np.all(profile["delta_lower_check"] <= profile["pair_exact"] + 1e-12)
+    assert np.allclose(profile["pair_exact"], profile["exact"], atol=1e-12)
+    found = refutations(profile, "printed", confidence=1 - FALSE_FAILURE)
+    assert list(found["epsilon"]) == [0.25, 4.0]
+    assert bool(found["certified wrong"].iloc[0])
+    assert found["trials per side needed"].iloc[0] <= 100_000
+    curves = exact_curves(entry, UNIVERSE, epsilons=[0.25, 4.0], settings=SETTINGS)
+    assert np.allclose(curves["exact"], profile["exact"], atol=1e-12)
+    search = search_pairs(entry, UNIVERSE, epsilon=1.0, n_pairs=2, trials=2000, seed=1,
+                          settings=SETTINGS, confidences=confidences)  # fmt: skip
+    assert list(search["kind"]) == ["worst", "random", "random"]
+    assert np.all(search["delta_lower_check"] <= search["exact"] + 1e-12)
+
+
+def test_traditional_profile_is_one_audit_over_the_grid():
+    entry = REGISTRY["cell_suppression"]
+    profile = audit_profile(entry, UNIVERSE, epsilons=[0.5, 1.0], trials=4000, seed=0,
+                            settings=SETTINGS, confidences={"figure": 0.95})  # fmt: skip
+    assert profile["certified_events"].nunique() == 1 and profile["pair"].nunique() == 1
+    assert np.all(profile["hits"] == profile["certifying_trials"])
+    assert np.all(profile["hits_other"] == 0) and profile["printed"].isna().all()

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from dadp_lite.audit.bounds import certified_delta, certified_epsilon, clopper_pearson
 
@@ -129,42 +130,67 @@ def threshold_candidates(name: str, parts: Sequence[np.ndarray], size: int = 256
 
 
 # ------------------------------------------------------------- likelihood ratio tests
-def _column_codes(parts: Sequence[np.ndarray], j: int, integral: bool, low: np.ndarray):
-    """Codes (one array per part) and number of codes of column j of all parts."""
-    if integral:
-        codes = [part[:, j] - np.int64(low[j]) for part in parts]
-        return codes, int(max(c.max() for c in codes)) + 1
-    codes, uniques = pd.factorize(np.concatenate([part[:, j] for part in parts]))
-    bounds = np.cumsum([part.shape[0] for part in parts])[:-1]
-    return np.split(codes.astype(np.int64), bounds), len(uniques)
-
-
 def _hash(keys: Sequence[np.ndarray]) -> tuple[list[np.ndarray], int]:
     ids, uniques = pd.factorize(np.concatenate(keys))
     return np.split(ids.astype(np.int64), np.cumsum([k.size for k in keys])[:-1]), len(uniques)
+
+
+def _combine(keys, cardinality: int, codes, size: int):
+    """Mixed-radix ``key * size + code``, compressing the keys first if it would overflow."""
+    if keys is None:
+        return list(codes), size
+    if cardinality * size >= 2**62:
+        keys, cardinality = _hash(keys)
+    return [k * size + c for k, c in zip(keys, codes, strict=True)], cardinality * size
+
+
+def _integer_blocks(parts, low, spans):
+    """Codes of integer-valued columns, several columns per block (one matrix product)."""
+    block, product = [], 1
+    for j, span in enumerate(int(v) for v in spans):
+        if block and product * span >= 2**62:
+            yield _block_codes(parts, low, spans, block), product
+            block, product = [], 1
+        block.append(j)
+        product *= span
+    if block:
+        yield _block_codes(parts, low, spans, block), product
+
+
+def _block_codes(parts, low, spans, block):
+    radix = np.cumprod(np.concatenate([[1], spans[block][:0:-1]]))[::-1].astype(np.int64)
+    return [(part[:, block] - low[block]) @ radix for part in parts]
 
 
 def factorize_rows(parts: Sequence[np.ndarray]) -> tuple[list[np.ndarray], int]:
     """Common integer ids of the rows of several 2-d arrays (equal rows, equal ids) and
     their number.
 
-    Constant columns are dropped; the others are coded (integer values directly, other
-    values by hashing) and combined in mixed radix, compressing the running key by hashing
-    whenever the radix product would overflow int64. Linear time, no sort.
+    Constant columns are dropped. Integer-valued columns are coded by their offsets and
+    combined in mixed radix, many at a time; other columns are coded by hashing, one at a
+    time. Whenever the radix product would overflow int64, the running key is compressed by
+    hashing first. Linear time, no sort.
     """
+    parts = [part.astype(np.int64) if part.dtype == bool else part for part in parts]
     low = np.min([part.min(axis=0) for part in parts], axis=0)
     high = np.max([part.max(axis=0) for part in parts], axis=0)
-    integral = all(p.dtype.kind in "iub" or np.array_equal(p, np.floor(p)) for p in parts)
-    if integral:  # one contiguous int64 copy instead of one conversion per column
-        parts = [np.asarray(part, dtype=np.int64) for part in parts]
-    keys = [np.zeros(part.shape[0], dtype=np.int64) for part in parts]
-    cardinality = 1
-    for j in np.flatnonzero(high > low):
-        codes, size = _column_codes(parts, j, integral, low)
-        if cardinality * size >= 2**62:
-            keys, cardinality = _hash(keys)
-        keys = [key * size + code for key, code in zip(keys, codes, strict=True)]
-        cardinality *= size
+    varying = np.flatnonzero(high > low)
+    parts = [part[:, varying] for part in parts]
+    low, high = low[varying], high[varying]
+    keys, cardinality = None, 1
+    small = np.all(high.astype(float) - low.astype(float) < 2**31)  # offsets fit a digit
+    if small and all(p.dtype.kind in "iub" or np.array_equal(p, np.floor(p)) for p in parts):
+        parts = [part.astype(np.int64) for part in parts]
+        low, high = low.astype(np.int64), high.astype(np.int64)
+        for codes, size in _integer_blocks(parts, low, high - low + 1):
+            keys, cardinality = _combine(keys, cardinality, codes, size)
+    else:
+        for j in range(len(varying)):
+            codes, uniques = pd.factorize(np.concatenate([part[:, j] for part in parts]))
+            split = np.split(codes.astype(np.int64), np.cumsum([p.shape[0] for p in parts])[:-1])
+            keys, cardinality = _combine(keys, cardinality, split, len(uniques))
+    if keys is None:  # every column constant: one outcome
+        return [np.zeros(part.shape[0], dtype=np.int64) for part in parts], 1
     return _hash(keys)
 
 
@@ -216,40 +242,64 @@ def ratio_candidates(name: str, ids: Sequence[np.ndarray], max_events: int = _MA
 
 
 # ------------------------------------------------------------------------ selection
-def _options(c: Candidates, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+#: Candidates per family and target whose exact Clopper-Pearson score is computed after
+#: the Wilson screen (the screen only orders; the choice uses exact bounds).
+_SHORTLIST = 16
+
+
+def _wilson(k: np.ndarray, n: int, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score bounds: a fast stand-in for Clopper-Pearson, used only to screen."""
+    k = np.asarray(k, dtype=float)
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z * np.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def _options(a: np.ndarray, b: np.ndarray, n: int, bounds) -> tuple[np.ndarray, np.ndarray]:
     """Lower bound on the favoured side and upper bound on the other, shape (4, J), for
-    (event, D), (event, D'), (complement, D), (complement, D')."""
-    n = c.n
-    counts = {"a": c.a, "b": c.b, "na": n - c.a, "nb": n - c.b}
-    lower = {key: clopper_pearson(v, n, alpha)[0] for key, v in counts.items()}
-    upper = {key: clopper_pearson(v, n, alpha)[1] for key, v in counts.items()}
-    favoured = np.stack([lower["a"], lower["b"], lower["na"], lower["nb"]])
-    other = np.stack([upper["b"], upper["a"], upper["nb"], upper["na"]])
+    (event, D), (event, D'), (complement, D), (complement, D'). The complement's bounds
+    follow from the event's: lower(n - k) = 1 - upper(k)."""
+    lower_a, upper_a = bounds(a, n)
+    lower_b, upper_b = bounds(b, n)
+    favoured = np.stack([lower_a, lower_b, 1.0 - upper_a, 1.0 - upper_b])
+    other = np.stack([upper_b, upper_a, 1.0 - lower_b, 1.0 - lower_a])
     return favoured, other
 
 
 def _score(favoured: np.ndarray, other: np.ndarray, target: Target) -> np.ndarray:
     if target.epsilon is not None:
-        return certified_delta(favoured, other, target.epsilon)
-    return certified_epsilon(favoured, other, target.delta)
+        return np.asarray(certified_delta(favoured, other, target.epsilon))
+    return np.asarray(certified_epsilon(favoured, other, target.delta))
+
+
+def _best_in_family(c: Candidates, target: Target, alpha: float, screen) -> tuple[float, int, int]:
+    """Best (score, option, index) of one family: Wilson screen, then exact bounds."""
+    scores = _score(*screen, target)
+    top = np.argsort(scores, axis=None)[::-1][:_SHORTLIST]
+    options, indices = np.unravel_index(top, scores.shape)
+    exact = _options(c.a[indices], c.b[indices], c.n, lambda k, n: clopper_pearson(k, n, alpha))
+    rescored = _score(*exact, target)[options, np.arange(top.size)]
+    best = int(np.argmax(rescored))
+    return float(rescored[best]), int(options[best]), int(indices[best])
 
 
 def select(
     families: Sequence[Candidates], targets: Sequence[Target], alpha: float
 ) -> list[Choice | None]:
-    """For each target, the event with the largest certified bound on the selection
-    outputs (Clopper-Pearson at ``alpha``); None if there is no candidate at all."""
-    bounds = [np.asarray(_options(c, alpha)) for c in families]
+    """For each target, the event with the largest Clopper-Pearson bound (at ``alpha``) on
+    the selection outputs; None if there is no candidate at all. All candidates are first
+    ordered by Wilson bounds; the exact bounds of the best few decide."""
+    z = float(-special.ndtri(alpha))
+    screens = [_options(c.a, c.b, c.n, lambda k, n: _wilson(k, n, z)) for c in families]
     choices: list[Choice | None] = []
     for target in targets:
         best, best_score = None, -np.inf
-        for f, (favoured, other) in enumerate(bounds):
-            if favoured.size == 0:
+        for f, (c, screen) in enumerate(zip(families, screens, strict=True)):
+            if c.a.size == 0:
                 continue
-            scores = np.atleast_2d(_score(favoured, other, target))
-            option, index = np.unravel_index(int(np.argmax(scores)), scores.shape)
-            if scores[option, index] > best_score:
-                best_score = scores[option, index]
-                best = Choice(f, int(index), option >= 2, option in (0, 2))
+            score, option, index = _best_in_family(c, target, alpha, screen)
+            if score > best_score:
+                best_score = score
+                best = Choice(f, index, option >= 2, option in (0, 2))
         choices.append(best)
     return choices

@@ -245,6 +245,9 @@ def ratio_candidates(name: str, ids: Sequence[np.ndarray], max_events: int = _MA
 #: Candidates per family and target whose exact Clopper-Pearson score is computed after
 #: the Wilson screen (the screen only orders; the choice uses exact bounds).
 _SHORTLIST = 16
+#: Scores closer than this are ties (both sides of an event and its complement can give the
+#: same bound, up to rounding).
+_TIE = 1e-12
 
 
 def _wilson(k: np.ndarray, n: int, z: float) -> tuple[np.ndarray, np.ndarray]:
@@ -275,11 +278,13 @@ def _score(favoured: np.ndarray, other: np.ndarray, target: Target) -> np.ndarra
 def _best_in_family(c: Candidates, target: Target, alpha: float, screen) -> tuple[float, int, int]:
     """Best (score, option, index) of one family: Wilson screen, then exact bounds."""
     scores = _score(*screen, target)
-    top = np.argsort(scores, axis=None)[::-1][:_SHORTLIST]
+    top = np.argsort(-scores, axis=None, kind="stable")[:_SHORTLIST]  # ties: option order
     options, indices = np.unravel_index(top, scores.shape)
     exact = _options(c.a[indices], c.b[indices], c.n, lambda k, n: clopper_pearson(k, n, alpha))
     rescored = _score(*exact, target)[options, np.arange(top.size)]
-    best = int(np.argmax(rescored))
+    # equal bounds up to rounding count as ties, won by the first: every target then keeps
+    # the same event, and the certification pays for it once
+    best = int(np.flatnonzero(rescored >= rescored.max() - _TIE)[0])
     return float(rescored[best]), int(options[best]), int(indices[best])
 
 
@@ -298,7 +303,7 @@ def select(
             if c.a.size == 0:
                 continue
             score, option, index = _best_in_family(c, target, alpha, screen)
-            if score > best_score:
+            if score > best_score + _TIE:
                 best_score = score
                 best = Choice(f, index, option >= 2, option in (0, 2))
         choices.append(best)

@@ -379,3 +379,43 @@ def test_traditional_profile_is_one_audit_over_the_grid():
     assert profile["certified_events"].nunique() == 1 and profile["pair"].nunique() == 1
     assert np.all(profile["hits"] == profile["certifying_trials"])
     assert np.all(profile["hits_other"] == 0) and profile["printed"].isna().all()
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in ENTRIES if e.printed_status == "valid"], ids=lambda e: e.name
+)
+def test_exact_delta_stays_below_every_printed_bound_called_valid(entry):
+    for eps in np.geomspace(0.05, 6.0, 25):
+        pair = entry.neighbour_pair(UNIVERSE, epsilon=eps, **SETTINGS)
+        merged = {**SETTINGS, **pair.settings}
+        exact = entry.delta_of_pair(pair, epsilon=eps, **SETTINGS)
+        printed = entry.printed(UNIVERSE, epsilon=eps, **merged)
+        assert exact <= printed + max(entry.reference_tolerance, 1e-12), (eps, exact, printed)
+
+
+def test_audit_catches_shared_noise_and_a_threshold_from_the_data():
+    """Both bugs leak a constant share of the outputs: noise shared by all cells releases
+    the differences between cells exactly (delta = 1 on a replace pair), and a median
+    threshold lets values in [2, 3) through under (5, 2, 2) only (probability about 0.4).
+    With 10^5 trials per side the certified values sit tens of standard errors above the
+    limits asserted; the correct versions are (1, 0)-DP and must certify 0."""
+    confidence = 1 - FALSE_FAILURE / 4
+
+    def shared(counts, rng, reps):
+        return counts + rng.laplace(0.0, 2.0, size=(reps, 1))
+
+    def independent(counts, rng, reps):
+        return counts + rng.laplace(0.0, 2.0, size=(reps, counts.size))
+
+    def thresholded(counts, rng, reps, threshold=None):
+        noisy = independent(counts, rng, reps)
+        return np.where(noisy >= (np.median(counts) if threshold is None else threshold), noisy, 0)
+
+    smallest = {"smallest": lambda o: np.where(o > 0, o, np.inf).min(axis=1)}
+    pair = ([5, 3, 1], [5, 2, 2])
+    run = lambda f, stats_=None: audit(  # noqa: E731
+        f, *pair, epsilons=[1.0], trials=100_000, seed=5, confidence=confidence, statistics=stats_
+    ).delta_lower(1.0)
+    assert run(shared) > 0.99 and run(independent) == 0.0
+    assert run(thresholded, smallest) > 0.3
+    assert run(lambda c, rng, reps: thresholded(c, rng, reps, 3.0), smallest) == 0.0

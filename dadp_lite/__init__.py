@@ -11,13 +11,15 @@ down this list and imports point up it (a module imports only modules listed abo
 - :mod:`~dadp_lite.theory`: exact answers (closed forms, enumeration, ``dp_accounting``);
 - :mod:`~dadp_lite.registry`: one record per mechanism joining the two;
 - :mod:`~dadp_lite.experiments`: Monte Carlo studies and the paper's tables;
+- :mod:`~dadp_lite.audit`: black-box privacy audits (``dadp_lite.audit.audit(release, x,
+  x_prime, ...)`` certifies lower bounds on (epsilon, delta) from outputs alone);
 - :mod:`~dadp_lite.plotting`, :mod:`~dadp_lite.tables`: one look for figures and tables;
 - ``dadp_lite.book``: the build machinery (imported by nothing above).
 
 The names below are the flat public API that chapters use.
 """
 
-from dadp_lite import experiments, mechanisms, registry, tables, theory
+from dadp_lite import audit, experiments, mechanisms, registry, tables, theory
 from dadp_lite.data import (
     AGE_EDGES,
     ATTRIBUTES,
@@ -90,6 +92,7 @@ __all__ = [
     "Encoding",
     "Histogram",
     "alpha_fairness",
+    "audit",
     "cell_suppression",
     "cell_suppression_main_text",
     "chunk_generators",

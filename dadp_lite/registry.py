@@ -8,6 +8,12 @@ reading of the paper reproduces the printed column, and an independent reference
 computation of each exact delta on small histograms (enumeration, or a closed form against
 ``dp_accounting``) that the contract test (``tests/test_registry.py``) compares with it.
 
+For audits (:mod:`dadp_lite.audit`) a record also names a neighbouring pair that attains
+its exact delta (``worst_pair(histogram, epsilon=..., **params)``, a :class:`NeighbourPair`
+inside the histogram's universe with counts up to its largest count) and the exact delta of
+any one pair (``pair_delta(x, x_prime, epsilon=..., at=..., **params)``: the noise is
+calibrated at ``epsilon`` and the divergence evaluated at ``at``, default ``epsilon``).
+
 Adding a mechanism: write its sampler in :mod:`dadp_lite.mechanisms` (and its exact answers
 in :mod:`dadp_lite.theory`), then add one :class:`Mechanism` to :data:`REGISTRY` below. The
 contract test then checks the new entry (release against exact bias by simulation, exact
@@ -51,13 +57,31 @@ from dadp_lite.theory import accounting, baselines
 from dadp_lite.theory import cell_suppression as cs
 from dadp_lite.theory import k_anonymity as ka
 from dadp_lite.theory import swapping as sw
-from dadp_lite.theory.privacy import deterministic_worst_case_delta, worst_case_delta
+from dadp_lite.theory.privacy import (
+    deterministic_worst_case_delta,
+    distinguishing_pair,
+    worst_case_delta,
+)
 
-__all__ = ["KINDS", "REGISTRY", "Mechanism", "Parameter", "get", "names"]
+__all__ = [
+    "KINDS",
+    "PRINTED_STATUSES",
+    "REGISTRY",
+    "Mechanism",
+    "NeighbourPair",
+    "Parameter",
+    "get",
+    "names",
+]
 
 #: ``baseline`` = a classical DP mechanism; ``dp`` = the paper's DP version of a
 #: traditional method; ``traditional`` = the method as agencies use it (no epsilon).
 KINDS = ("baseline", "dp", "traditional")
+#: The book's verdict on a printed delta under the record's adjacency (see book/errata.md):
+#: ``valid`` (never below the exact delta; possibly loose), ``wrong`` (below it somewhere),
+#: ``unclear`` (the paper's statement rests on an assumption the book does not accept), and
+#: ``""`` when the paper prints no delta.
+PRINTED_STATUSES = ("valid", "wrong", "unclear", "")
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,31 @@ class Parameter:
     doc: str
     invalid: tuple = ()
     argument: str | None = None
+
+
+@dataclass(frozen=True)
+class NeighbourPair:
+    """Two neighbouring histograms of one universe to audit a mechanism on.
+
+    ``settings`` holds the parameter values the pair needs (for example ``k = 1`` for a
+    dataset of one record) and ``reason`` says in one sentence why this pair is the one.
+    """
+
+    x: Histogram
+    x_prime: Histogram
+    adjacency: str
+    settings: Mapping[str, object] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def changed(self) -> np.ndarray:
+        """Indices of the cells whose counts differ."""
+        return np.flatnonzero(self.x.counts != self.x_prime.counts)
+
+    def describe(self) -> str:
+        """The cells that differ as ``cell: count -> count`` (flat cell indices)."""
+        a, b = self.x.counts, self.x_prime.counts
+        return ", ".join(f"{i}: {a[i]} -> {b[i]}" for i in self.changed)
 
 
 @dataclass(frozen=True)
@@ -100,6 +149,9 @@ class Mechanism:
     reference_delta: Callable[..., float] | None = None
     reference_tolerance: float = 1e-9
     in_tables: bool = False
+    worst_pair: Callable[..., NeighbourPair] | None = None
+    pair_delta: Callable[..., float | np.ndarray] | None = None
+    printed_status: str = ""
 
     @property
     def private(self) -> bool:
@@ -183,6 +235,30 @@ class Mechanism:
         if self.printed_reading is None:
             return float("nan")
         return float(self.printed_reading(histogram, epsilon=epsilon, **self.select(settings)))
+
+    def neighbour_pair(
+        self, histogram: Histogram, *, epsilon: float | None = None, **settings: object
+    ) -> NeighbourPair:
+        """A neighbouring pair inside ``histogram``'s universe, counts up to its largest
+        count, that attains :meth:`delta` under the record's adjacency."""
+        if self.worst_pair is None:
+            raise ValueError(f"{self.name} names no worst-case pair")
+        return self.worst_pair(histogram, epsilon=epsilon, **self.select(settings))
+
+    def delta_of_pair(
+        self,
+        pair: NeighbourPair,
+        *,
+        epsilon: float | None = None,
+        at: object = None,
+        **settings: object,
+    ) -> float | np.ndarray:
+        """Exact delta of one pair (noise calibrated at ``epsilon``, divergence evaluated
+        at ``at``, default ``epsilon``); the pair's own settings override ``settings``."""
+        if self.pair_delta is None:
+            raise ValueError(f"{self.name} has no exact delta of a single pair")
+        values = self.select({**settings, **pair.settings})
+        return self.pair_delta(pair.x, pair.x_prime, epsilon=epsilon, at=at, **values)
 
     def context(self, histogram: Histogram, **params: object) -> dict[str, object]:
         """Values the printed formulas are stated in: ``bound`` B (largest count), ``n_q``
@@ -451,6 +527,208 @@ def _total_reference(histogram: Histogram, *, epsilon: float, adjacency: str, **
     return deterministic_worst_case_delta(lambda x: x.sum(), 2, _bound(histogram), adjacency)
 
 
+# ----------------------------------------------------------- neighbouring pairs
+def _placed(histogram: Histogram, cells: Mapping[int, int]) -> Histogram:
+    """``histogram``'s universe with the given counts in the given flat cells, 0 elsewhere."""
+    counts = np.zeros(histogram.n_cells, dtype=np.int64)
+    for cell, count in cells.items():
+        counts[cell] = count
+    return histogram.with_counts(counts)
+
+
+def _pair(histogram, x_cells, y_cells, adjacency, reason, **settings) -> NeighbourPair:
+    x, y = _placed(histogram, x_cells), _placed(histogram, y_cells)
+    return NeighbourPair(x, y, adjacency, settings, reason)
+
+
+def _need_cells(histogram: Histogram, n: int) -> None:
+    if histogram.n_cells < n:
+        raise ValueError(f"the universe needs at least {n} cells, has {histogram.n_cells}")
+
+
+def _at(epsilon: float | None, at: object) -> np.ndarray:
+    return np.asarray(epsilon if at is None else at, dtype=float)
+
+
+def _shaped_like(at: np.ndarray, value: float) -> float | np.ndarray:
+    return float(value) if at.ndim == 0 else np.full(at.shape, float(value))
+
+
+def _shift_adjacency(x: Histogram, x_prime: Histogram) -> str:
+    """``add_remove`` for a unit change of one cell, ``replace`` for +1/-1 in two cells."""
+    d = x_prime.counts - x.counts
+    changed = d[d != 0]
+    if changed.size == 1 and abs(changed[0]) == 1:
+        return "add_remove"
+    if changed.size == 2 and sorted(changed) == [-1, 1]:
+        return "replace"
+    raise ValueError("x and x_prime are not neighbours (one cell +-1, or one record moved)")
+
+
+def _shift_pair(histogram: Histogram, *, epsilon=None, **_) -> NeighbourPair:
+    _need_cells(histogram, 2)
+    b = _bound(histogram)
+    reason = (
+        "every replace-one pair has the same exact delta; counts at the bound keep the "
+        "projection onto counts >= 0 (post-processing) out of the way"
+    )
+    return _pair(histogram, {0: b, 1: b - 1}, {0: b - 1, 1: b}, "replace", reason)
+
+
+def _laplace_pair_delta(x, x_prime, *, epsilon, at=None):
+    """Closed form for unprojected Laplace (projection can only lower it)."""
+    adjacency = _shift_adjacency(x, x_prime)
+    scale = laplace_scale(epsilon)
+    return accounting.laplace_delta_closed_form(_at(epsilon, at), scale=scale, adjacency=adjacency)
+
+
+def _dg_pair_delta(x, x_prime, *, epsilon, at=None):
+    """Exact enumeration for the unprojected discrete Gaussian (projection can only lower it)."""
+    adjacency = _shift_adjacency(x, x_prime)
+    sigma = discrete_gaussian_sigma(epsilon)
+    values = _at(epsilon, at)
+    out = [
+        accounting.discrete_gaussian_delta_enumerated(v, sigma=sigma, adjacency=adjacency)
+        for v in values.ravel()
+    ]
+    return float(out[0]) if values.ndim == 0 else np.asarray(out).reshape(values.shape)
+
+
+def _cs_pair(variant: str):
+    """The pair of the privacy chapter's closed form where it applies (checked against
+    the enumeration by the contract test), else the enumeration's worst pair."""
+
+    def pair(histogram: Histogram, *, epsilon, k) -> NeighbourPair:
+        n = 2 if variant == "per_cell" else min(3, histogram.n_cells)
+        _need_cells(histogram, n)
+        b = _bound(histogram)
+        if variant == "per_cell" and k <= b - 1:
+            cells = ({0: b, 1: b - 1}, {0: b - 1, 1: b})
+            reason = "the count at the bound leaves while its neighbour reaches it (closed form)"
+        elif variant == "noisy_threshold" and k < b and n == 3:
+            cells = ({2: b}, {0: 1, 2: b - 1})
+            reason = "a record leaves the count at the bound for an empty cell (closed form)"
+        else:
+            worst = cs.dp_cell_suppression_worst_case(
+                epsilon, k=k, bound=b, variant=variant, n_cells=max(n, 2)
+            )
+            cells = (dict(enumerate(worst.x)), dict(enumerate(worst.x_prime)))
+            reason = "the worst pair found by enumerating every neighbouring pair (counts <= B)"
+        return _pair(histogram, *cells, "replace", reason)
+
+    return pair
+
+
+def _cs_pair_delta(variant: str):
+    def pair_delta(x, x_prime, *, epsilon, k, at=None):
+        return cs.dp_cell_suppression_pair_delta(
+            x.counts, x_prime.counts, k=k, epsilon=epsilon, variant=variant, at=at
+        )
+
+    return pair_delta
+
+
+def _deterministic_pair(function):
+    def pair(histogram: Histogram, *, epsilon=None, **params) -> NeighbourPair:
+        _need_cells(histogram, 2)
+        release = lambda c: function(c, **params)  # noqa: E731
+        found = distinguishing_pair(release, 2, _bound(histogram), "replace")
+        if found is None:
+            raise ValueError("no replace-one pair with counts up to the bound changes the output")
+        reason = "a deterministic release: the first pair whose outputs differ"
+        x_cells, y_cells = (dict(enumerate(int(v) for v in h)) for h in found)
+        return _pair(histogram, x_cells, y_cells, "replace", reason)
+
+    return pair
+
+
+def _deterministic_pair_delta(function):
+    def pair_delta(x, x_prime, *, epsilon=None, at=None, **params):
+        outputs = (function(h.counts, **params) for h in (x, x_prime))
+        differ = not np.array_equal(*outputs)
+        return _shaped_like(_at(0.0 if epsilon is None else epsilon, at), 1.0 if differ else 0.0)
+
+    return pair_delta
+
+
+def _sw_groups(histogram: Histogram, qi: Sequence[str], x: Histogram, y: Histogram):
+    """QI matrices of x and y restricted to the groups where they differ."""
+    mx, my = histogram.to_qi_matrix(qi, x.counts), histogram.to_qi_matrix(qi, y.counts)
+    rows = np.flatnonzero(np.any(mx != my, axis=1))
+    return mx[rows], my[rows]
+
+
+def _sw_pair(unit: str):
+    def pair(histogram: Histogram, *, epsilon=None, qi) -> NeighbourPair:
+        if histogram.n_qi(qi) < 2:
+            raise ValueError("the universe needs at least two QI values")
+        if unit == "cell" and _bound(histogram) >= 2:
+            rows = ({0: 2}, {0: 1, 1: 1})
+            reason = "a cell of count 2 against the same two records split (the privacy chapter)"
+        else:
+            rows = ({0: 1}, {1: 1})
+            reason = "one record changes its QI value: randomized response with loss up to epsilon"
+        cells = histogram.to_qi_matrix(qi, np.arange(histogram.n_cells))[0]  # group 0
+        x_cells, y_cells = ({int(cells[j]): c for j, c in r.items()} for r in rows)
+        return _pair(histogram, x_cells, y_cells, "qi_replace", reason)
+
+    return pair
+
+
+def _sw_pair_delta(unit: str):
+    def pair_delta(x, x_prime, *, epsilon, qi, at=None):
+        mx, my = _sw_groups(x, qi, x, x_prime)
+        if mx.size == 0:
+            return _shaped_like(_at(epsilon, at), 0.0)
+        return sw.dp_swapping_pair_delta(mx, my, epsilon, unit, at=at)
+
+    return pair_delta
+
+
+def _traditional_sw_pair(histogram: Histogram, *, epsilon=None, qi, rate) -> NeighbourPair:
+    cells = histogram.to_qi_matrix(qi, np.arange(histogram.n_cells))
+    if cells.shape[0] < 2:
+        raise ValueError("the universe needs two non-QI groups for a record to change group")
+    reason = "one record changes a non-QI value: the non-QI marginal, released exactly, differs"
+    return _pair(histogram, {int(cells[0, 0]): 1}, {int(cells[1, 0]): 1}, "replace", reason)
+
+
+def _traditional_sw_pair_delta(x, x_prime, *, epsilon=None, at=None, qi, rate):
+    mx, my = x.to_qi_matrix(qi, x.counts), x.to_qi_matrix(qi, x_prime.counts)
+    differ = not np.array_equal(mx.sum(axis=1), my.sum(axis=1))
+    return _shaped_like(_at(0.0 if epsilon is None else epsilon, at), 1.0 if differ else np.nan)
+
+
+def _ka_pair(histogram: Histogram, *, epsilon=None, **_) -> NeighbourPair:
+    _need_cells(histogram, 2)
+    reason = "a lone record (k = 1): released exactly when sampled (the privacy chapter)"
+    return _pair(histogram, {0: 1}, {1: 1}, "replace", reason, k=1)
+
+
+def _ka_pair_delta(x, x_prime, *, epsilon, at=None, **_):
+    """Exact for the Bernoulli subsample; the whole mechanism is post-processing of it, so
+    this bounds the pair's delta from above, with equality for a lone record and k = 1."""
+    beta = sampling_probability(epsilon)
+    return ka.subsampling_pair_delta(tuple(x.counts), tuple(x_prime.counts), beta, _at(epsilon, at))
+
+
+def _traditional_ka_pair(histogram: Histogram, *, epsilon=None, k, ka_qi) -> NeighbourPair:
+    b = _bound(histogram)
+    if histogram.n_cells * b < k + 1:
+        raise ValueError(f"the universe cannot hold k + 1 = {k + 1} records with counts <= {b}")
+    full, rest = divmod(int(k), b)
+    x_cells = {i: b for i in range(full)} | ({full: rest} if rest else {})
+    y_cells = dict(x_cells)
+    y_cells[full] = y_cells.get(full, 0) + 1
+    reason = "k records against k + 1: the number of records is released exactly"
+    return _pair(histogram, x_cells, y_cells, "add_remove", reason)
+
+
+def _total_pair_delta(x, x_prime, *, epsilon=None, at=None, **_):
+    differ = x.total != x_prime.total
+    return _shaped_like(_at(0.0 if epsilon is None else epsilon, at), 1.0 if differ else np.nan)
+
+
 # ---------------------------------------------------------------------- registry
 _ONE = _constant(1.0)
 _ALL = ("replace", "add_remove", "qi_replace")
@@ -479,6 +757,9 @@ _ENTRIES = (
         reference_delta=_laplace_reference,
         reference_tolerance=accounting.pld_error_bound("replace"),
         in_tables=True,
+        worst_pair=_shift_pair,
+        pair_delta=_laplace_pair_delta,
+        printed_status="valid",
     ),
     Mechanism(
         name="discrete_gaussian",
@@ -504,6 +785,9 @@ _ENTRIES = (
         reference_delta=_dg_reference,
         reference_tolerance=accounting.pld_error_bound("replace"),
         in_tables=True,
+        worst_pair=_shift_pair,
+        pair_delta=_dg_pair_delta,
+        printed_status="unclear",
     ),
     Mechanism(
         name="dp_cell_suppression",
@@ -522,6 +806,9 @@ _ENTRIES = (
         printed_rule=_CS_RULE,
         reference_delta=_cs_reference("per_cell"),
         in_tables=True,
+        worst_pair=_cs_pair("per_cell"),
+        pair_delta=_cs_pair_delta("per_cell"),
+        printed_status="valid",
     ),
     Mechanism(
         name="dp_swapping",
@@ -541,6 +828,9 @@ _ENTRIES = (
         printed_reading=_sw_printed,
         reference_delta=_sw_reference("cell"),
         in_tables=True,
+        worst_pair=_sw_pair("cell"),
+        pair_delta=_sw_pair_delta("cell"),
+        printed_status="wrong",
     ),
     Mechanism(
         name="dp_k_anonymity",
@@ -559,6 +849,9 @@ _ENTRIES = (
         printed_reading=_ka_reading,
         reference_delta=_ka_reference,
         in_tables=True,
+        worst_pair=_ka_pair,
+        pair_delta=_ka_pair_delta,
+        printed_status="valid",
     ),
     Mechanism(
         name="dp_cell_suppression_threshold",
@@ -576,6 +869,9 @@ _ENTRIES = (
         printed_delta=_cs_printed,
         printed_rule=_CS_RULE,
         reference_delta=_cs_reference("noisy_threshold"),
+        worst_pair=_cs_pair("noisy_threshold"),
+        pair_delta=_cs_pair_delta("noisy_threshold"),
+        printed_status="valid",
     ),
     Mechanism(
         name="dp_swapping_record",
@@ -593,6 +889,9 @@ _ENTRIES = (
         printed_delta=_sw_printed,
         printed_rule=_SW_RULE,
         reference_delta=_sw_reference("record"),
+        worst_pair=_sw_pair("record"),
+        pair_delta=_sw_pair_delta("record"),
+        printed_status="valid",
     ),
     Mechanism(
         name="cell_suppression",
@@ -608,6 +907,8 @@ _ENTRIES = (
         adjacency="replace",
         exact_method=_DETERMINISTIC,
         reference_delta=_deterministic_reference(cell_suppression),
+        worst_pair=_deterministic_pair(cell_suppression),
+        pair_delta=_deterministic_pair_delta(cell_suppression),
     ),
     Mechanism(
         name="cell_suppression_main_text",
@@ -625,6 +926,8 @@ _ENTRIES = (
         adjacency="replace",
         exact_method=_DETERMINISTIC,
         reference_delta=_deterministic_reference(cell_suppression_main_text),
+        worst_pair=_deterministic_pair(cell_suppression_main_text),
+        pair_delta=_deterministic_pair_delta(cell_suppression_main_text),
     ),
     Mechanism(
         name="swapping",
@@ -639,6 +942,8 @@ _ENTRIES = (
         adjacency="replace",
         exact_method="the non-QI marginal is released exactly",
         reference_delta=_non_qi_marginal_reference,
+        worst_pair=_traditional_sw_pair,
+        pair_delta=_traditional_sw_pair_delta,
     ),
     Mechanism(
         name="k_anonymity",
@@ -653,6 +958,8 @@ _ENTRIES = (
         adjacency="add_remove",
         exact_method="the number of records is released exactly",
         reference_delta=_total_reference,
+        worst_pair=_traditional_ka_pair,
+        pair_delta=_total_pair_delta,
     ),
 )
 

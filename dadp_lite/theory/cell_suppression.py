@@ -66,6 +66,7 @@ __all__ = [
     "dp_cell_suppression_l1_error_moments",
     "dp_cell_suppression_log10_gap_as_printed",
     "dp_cell_suppression_moments",
+    "dp_cell_suppression_pair_delta",
     "dp_cell_suppression_worst_case",
     "laplace_cdf",
     "noisy_threshold_output_distribution",
@@ -365,6 +366,58 @@ def dp_cell_suppression_delta_closed_form(
             raise ValueError(f"closed form needs k < bound, got k={k}, bound={bound}")
         delta = 1.0 - 0.5 * np.exp(-eps * (bound - k) / 2)
     return float(delta[0]) if scalar else delta
+
+
+def _pair_laws(x: np.ndarray, y: np.ndarray, k: float, epsilon: float, variant: str):
+    """Output laws (P, Q) of the cells that matter, as aligned probability vectors."""
+    if variant == "per_cell":  # independent cells: only those that differ matter
+        differ = np.flatnonzero(x != y)
+        return _product_pair(
+            [_per_cell_cell_distribution(int(x[i]), k, epsilon) for i in differ],
+            [_per_cell_cell_distribution(int(y[i]), k, epsilon) for i in differ],
+        )
+    top = 2 * (int(max(x.max(), y.max())) + 1)  # beyond it floor(k~/2) exceeds every count
+    probs = threshold_interval_probabilities(k, epsilon, top)
+    rows = np.concatenate([_noisy_threshold_outputs(x, top), _noisy_threshold_outputs(y, top)])
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    m, half = inverse.max() + 1, top + 1
+    # the last outcome is the tail k~ > top (every cell suppressed above every count)
+    p = np.append(np.bincount(inverse[:half], weights=probs[:-1], minlength=m), probs[-1])
+    q = np.append(np.bincount(inverse[half:], weights=probs[:-1], minlength=m), probs[-1])
+    return p, q
+
+
+def dp_cell_suppression_pair_delta(
+    x: object,
+    x_prime: object,
+    *,
+    k: float,
+    epsilon: float,
+    variant: str = "per_cell",
+    at: object = None,
+) -> float | np.ndarray:
+    """Exact delta (both orders) between the releases on two given histograms.
+
+    The mechanism's noise is calibrated at ``epsilon``; the hockey-stick divergence is
+    evaluated at ``at`` (default ``epsilon``; may be an array, giving the pair's whole
+    privacy profile at fixed noise). Per cell, only the cells that differ matter; for the
+    noisy threshold every cell does, and the release is a function of the integer interval
+    holding ``k~`` (as in :func:`noisy_threshold_output_distribution`, without listing
+    all ``(B + 1)^n`` outcomes).
+    """
+    k = check_threshold(k)
+    epsilon = check_epsilon(epsilon)
+    variant = check_variant(variant)
+    a = check_counts(x, "x", ndim=1)
+    b = check_counts(x_prime, "x_prime", ndim=1)
+    if a.shape != b.shape:
+        raise ValueError(f"x and x_prime must have the same shape, got {a.shape} and {b.shape}")
+    at_eps = check_epsilons(epsilon if at is None else at, allow_zero=True)
+    if np.array_equal(a, b):
+        return 0.0 if at_eps.ndim == 0 else np.zeros(at_eps.shape)
+    p, q = _pair_laws(a, b, k, epsilon, variant)
+    return exact_delta(p / p.sum(), q / q.sum(), at_eps)
 
 
 def per_cell_output_distribution(x: object, *, k: float, epsilon: float, bound: int) -> np.ndarray:

@@ -39,6 +39,7 @@ __all__ = [
     "binomial_pmf",
     "check_distribution",
     "deterministic_worst_case_delta",
+    "distinguishing_pair",
     "exact_delta",
     "hockey_stick",
     "histograms_up_to",
@@ -192,12 +193,24 @@ def deterministic_worst_case_delta(
     of a pair is 1 when the outputs differ and 0 when they agree. ``release(x)`` returns the
     output (or any statistic of it that the mechanism fixes exactly) as an array.
     """
+    return 0.0 if distinguishing_pair(release, n_cells, bound, adjacency, groups) is None else 1.0
+
+
+def distinguishing_pair(
+    release: Callable[[np.ndarray], object],
+    n_cells: int,
+    bound: int,
+    adjacency: str,
+    groups: Sequence[int] | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first neighbouring pair (counts in 0..bound, histograms in C order) on which the
+    deterministic ``release`` differs, or None if it agrees on every pair."""
     for x in histograms_up_to(n_cells, bound):
         out_x = np.asarray(release(x))
         for y in neighbours(x, adjacency, bound, groups):
             if not np.array_equal(out_x, np.asarray(release(y))):
-                return 1.0
-    return 0.0
+                return x, y
+    return None
 
 
 def binomial_pmf(n: int, p: float) -> np.ndarray:

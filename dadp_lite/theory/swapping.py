@@ -220,12 +220,20 @@ def _pair_delta(p: dict, q: dict, eps: np.ndarray) -> np.ndarray:
     return np.atleast_1d(exact_delta(pv / pv.sum(), qv / qv.sum(), eps))
 
 
-def dp_swapping_pair_delta(x: object, y: object, epsilon: float, unit: str) -> float:
-    """Exact delta (both directions) between the releases on QI matrices ``x`` and ``y``."""
+def dp_swapping_pair_delta(
+    x: object, y: object, epsilon: float, unit: str, *, at: object = None
+) -> float | np.ndarray:
+    """Exact delta (both directions) between the releases on QI matrices ``x`` and ``y``.
+
+    The keep probability is calibrated at ``epsilon``; the divergence is evaluated at ``at``
+    (default ``epsilon``; an array gives the pair's privacy profile at fixed noise).
+    """
     epsilon = check_epsilon(epsilon)
+    at_eps = check_epsilons(epsilon if at is None else at, allow_zero=True)
     law_x = dp_swapping_output_distribution(x, epsilon, unit)
     law_y = dp_swapping_output_distribution(y, epsilon, unit)
-    return float(_pair_delta(law_x, law_y, np.asarray(epsilon))[0])
+    values = _pair_delta(law_x, law_y, at_eps.ravel())
+    return float(values[0]) if at_eps.ndim == 0 else values.reshape(at_eps.shape)
 
 
 def dp_swapping_exact_delta(

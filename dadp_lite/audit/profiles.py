@@ -1,0 +1,238 @@
+"""Audits of registered mechanisms across a grid of epsilons, and over other pairs.
+
+:func:`audit_profile` gives, for one registry record, the three views of its privacy side
+by side at every epsilon of a grid: the paper's printed delta, the exact delta (the
+record's worst case, and the audited pair's own, which the record's pair attains) and the
+audited lower bound. :func:`search_pairs` audits the worst-case pair and a few random
+neighbouring pairs at one epsilon, as an auditor without the theory would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from dadp_lite._validate import check_epsilons, check_positive_int
+from dadp_lite.audit.auditor import AuditResult, audit
+from dadp_lite.audit.bounds import exact_epsilon, trials_to_certify
+from dadp_lite.audit.pairs import random_neighbour_pairs
+from dadp_lite.histogram import Histogram
+from dadp_lite.registry import Mechanism, NeighbourPair
+
+__all__ = ["audit_profile", "exact_curves", "refutations", "search_pairs"]
+
+#: An exact delta at most this is treated as 0 (pure DP at the pair's own epsilon).
+PURE = 1e-12
+
+
+def _settings(entry: Mechanism, pair: NeighbourPair, settings, epsilon) -> dict:
+    values = entry.select({**settings, **pair.settings})
+    if entry.private:
+        values["epsilon"] = epsilon
+    return values
+
+
+def _bounds(result: AuditResult, epsilon: float, confidences: Mapping[str, float]) -> dict:
+    row = {}
+    for name, confidence in confidences.items():
+        row[f"delta_lower_{name}"] = result.delta_lower(epsilon, confidence)
+        row[f"epsilon_lower_{name}"] = result.epsilon_lower(0.0, confidence)
+    test = result.best_test(epsilon=epsilon)
+    row["delta_estimate"] = result.delta_estimate(epsilon)
+    row["test"] = "" if test is None else f"{test.event} (favours {test.favours})"
+    row["hits"], row["hits_other"], row["certifying_trials"] = (
+        (0, 0, 0) if test is None else (test.hits, test.hits_other, test.trials)
+    )
+    row["certified_events"] = len(result.tests)
+    return row
+
+
+def _exact_row(entry: Mechanism, universe, pair, settings, epsilon) -> dict:
+    merged = {**settings, **pair.settings}
+    pair_exact = float(entry.delta_of_pair(pair, epsilon=epsilon, **settings))
+    row = {
+        "exact": entry.delta(universe, epsilon=epsilon, **merged),
+        "pair_exact": pair_exact,
+        "printed": entry.printed(universe, epsilon=epsilon, **merged),
+        "reading": entry.reading(universe, epsilon=epsilon, **merged),
+        "epsilon_exact": np.nan,
+    }
+    if entry.private and pair_exact <= PURE:  # pure at its own epsilon: how pure?
+        profile = lambda at: float(entry.delta_of_pair(pair, epsilon=epsilon, at=at, **settings))  # noqa: E731
+        row["epsilon_exact"] = exact_epsilon(profile, 0.0, tol=PURE)
+    return row
+
+
+def _pair_columns(entry: Mechanism, pair: NeighbourPair) -> dict:
+    return {
+        "mechanism": entry.name,
+        "pair": pair.describe(),
+        "pair_settings": ", ".join(f"{k} = {v}" for k, v in pair.settings.items()),
+        "reason": pair.reason,
+    }
+
+
+def audit_profile(
+    entry: Mechanism,
+    universe: Histogram,
+    *,
+    epsilons: Sequence[float],
+    trials: int,
+    seed: int,
+    settings: Mapping[str, object],
+    confidences: Mapping[str, float],
+) -> pd.DataFrame:
+    """Printed, exact and audited delta of one record on its worst-case pair, per epsilon.
+
+    A private mechanism is audited once per epsilon, its noise calibrated there (the
+    paper's curve delta(epsilon)), certifying delta at that epsilon and epsilon at
+    delta = 0. A traditional mechanism has no noise to calibrate: one audit certifies
+    delta at every epsilon of the grid. Audit j of a record draws from
+    ``SeedSequence([seed, entry.seed_key, j])``. ``confidences`` names the levels at which
+    bounds are reported (columns ``delta_lower_<name>`` and ``epsilon_lower_<name>``).
+
+    Other columns: ``exact`` (the record's worst case over counts up to the universe's
+    largest), ``pair_exact`` (the audited pair's own delta), ``printed``, ``reading``,
+    ``epsilon_exact`` (the pair's exact epsilon at delta = 0, when it is pure at its own
+    epsilon), ``delta_estimate``, ``test`` (the event behind the delta bound) and its
+    counts ``hits`` and ``hits_other`` out of ``certifying_trials``.
+    """
+    grid = [float(e) for e in np.atleast_1d(check_epsilons(epsilons))]
+    trials = check_positive_int(trials, "trials")
+    settings = dict(settings)
+    rows: list[dict] = []
+    if not entry.private:
+        pair = entry.neighbour_pair(universe, **settings)
+        result = audit(
+            entry, pair, settings=_settings(entry, pair, settings, None), epsilons=grid,
+            deltas=[0.0], trials=trials, seed=np.random.SeedSequence([seed, entry.seed_key, 0]),
+        )  # fmt: skip
+    for j, epsilon in enumerate(grid):
+        if entry.private:
+            pair = entry.neighbour_pair(universe, epsilon=epsilon, **settings)
+            result = audit(
+                entry, pair, settings=_settings(entry, pair, settings, epsilon),
+                epsilons=[epsilon], deltas=[0.0], trials=trials,
+                seed=np.random.SeedSequence([seed, entry.seed_key, j]),
+            )  # fmt: skip
+        rows.append(
+            {
+                **_pair_columns(entry, pair),
+                "epsilon": epsilon,
+                "trials": trials,
+                **_exact_row(entry, universe, pair, settings, epsilon),
+                **_bounds(result, epsilon, confidences),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def search_pairs(
+    entry: Mechanism,
+    universe: Histogram,
+    *,
+    epsilon: float,
+    n_pairs: int,
+    trials: int,
+    seed: int,
+    settings: Mapping[str, object],
+    confidences: Mapping[str, float],
+) -> pd.DataFrame:
+    """Audit the record's worst-case pair and ``n_pairs`` random neighbouring pairs.
+
+    Random pairs come from :func:`dadp_lite.audit.random_neighbour_pairs` under the
+    record's adjacency, with the worst pair's settings and at least ``k`` records when the
+    mechanism takes a ``k`` (Mondrian cannot run on fewer). One row per pair: ``kind``
+    (``worst`` or ``random``), the pair, the audited bounds and the record's worst-case
+    exact delta (an upper bound for every pair with counts up to the universe's largest).
+    """
+    worst = entry.neighbour_pair(universe, epsilon=epsilon if entry.private else None, **settings)
+    merged = {**settings, **worst.settings}
+    rng = np.random.default_rng([seed, entry.seed_key])
+    minimum = int(np.ceil(merged.get("k", 0))) if "k" in entry.select(merged) else 0
+    others = random_neighbour_pairs(
+        universe, worst.adjacency, n_pairs=n_pairs, rng=rng,
+        qi=merged.get("qi"), min_records=minimum,
+    )  # fmt: skip
+    exact = entry.delta(universe, epsilon=epsilon, **merged)
+    rows = []
+    for j, pair in enumerate([worst, *others]):
+        pair = NeighbourPair(pair.x, pair.x_prime, pair.adjacency, worst.settings, pair.reason)
+        result = audit(
+            entry, pair, settings=_settings(entry, pair, settings, epsilon), epsilons=[epsilon],
+            trials=trials, seed=np.random.SeedSequence([seed, entry.seed_key, 1000 + j]),
+        )  # fmt: skip
+        row = {**_pair_columns(entry, pair), "kind": "worst" if j == 0 else "random"}
+        for name, confidence in confidences.items():
+            row[f"delta_lower_{name}"] = result.delta_lower(epsilon, confidence)
+        rows.append({**row, "epsilon": epsilon, "exact": exact})
+    return pd.DataFrame(rows)
+
+
+def exact_curves(
+    entry: Mechanism,
+    universe: Histogram,
+    *,
+    epsilons: Sequence[float],
+    settings: Mapping[str, object],
+) -> pd.DataFrame:
+    """Exact, printed and read delta of a private record on a (fine) grid of epsilons.
+
+    The exact value is the record's worst-case pair's own delta (closed forms and
+    enumeration, fast at every epsilon); :func:`audit_profile` checks that it equals the
+    record's worst case (``exact_delta``, with ``dp_accounting`` for the additive
+    mechanisms) on the audit grid.
+    """
+    rows = []
+    for epsilon in (float(e) for e in np.atleast_1d(check_epsilons(epsilons))):
+        pair = entry.neighbour_pair(universe, epsilon=epsilon, **settings)
+        merged = {**settings, **pair.settings}
+        rows.append(
+            {
+                "mechanism": entry.name,
+                "epsilon": epsilon,
+                "exact": float(entry.delta_of_pair(pair, epsilon=epsilon, **settings)),
+                "printed": entry.printed(universe, epsilon=epsilon, **merged),
+                "reading": entry.reading(universe, epsilon=epsilon, **merged),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def refutations(
+    profile: pd.DataFrame, claim: str, *, confidence: float, tolerance: float = 0.0
+) -> pd.DataFrame:
+    """Where a claimed delta lies below the exact one, does the audit alone say so?
+
+    ``profile`` is :func:`audit_profile` output (one mechanism) with bounds at
+    ``confidence`` in column ``delta_lower_check``; ``claim`` names the claimed delta
+    (``"printed"`` or ``"reading"``). For every epsilon where the claim is below the exact
+    delta by more than ``tolerance``: the audited bound, whether it is above the claim
+    (the outputs alone prove the claim wrong) and, from the certified event's observed
+    frequencies, the trials per side that would make it so
+    (:func:`~dadp_lite.audit.trials_to_certify`).
+    """
+    rows = profile[profile[claim] < profile["exact"] - tolerance]
+    out = []
+    for _, row in rows.iterrows():
+        p_hat = row["hits"] / max(row["certifying_trials"], 1)
+        q_hat = row["hits_other"] / max(row["certifying_trials"], 1)
+        needed = trials_to_certify(
+            p_hat, q_hat, epsilon=row["epsilon"], target=row[claim], confidence=confidence,
+            n_tests=max(int(row["certified_events"]), 1),
+        )  # fmt: skip
+        out.append(
+            {
+                "mechanism": row["mechanism"],
+                "claim": claim,
+                "epsilon": row["epsilon"],
+                "exact": row["exact"],
+                "claimed delta": row[claim],
+                "audited": row["delta_lower_check"],
+                "certified wrong": bool(row["delta_lower_check"] > row[claim]),
+                "trials per side needed": needed,
+            }
+        )
+    return pd.DataFrame(out)

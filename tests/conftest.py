@@ -61,17 +61,21 @@ def book_build_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def executed(book_build_dir, book_chapters):
-    """Execute all chapters once; returns {slug: ChapterResult}, the build and stage folders."""
+    """Execute all chapters and the executable pages (the errata) once.
+
+    Returns ({slug: ChapterResult}, the build folder, the stage folder, the wall time,
+    {page: ChapterResult} for the pages, e.g. ``"book/errata"``).
+    """
     import time
 
-    from dadp_lite.book.build import execute_chapters
+    from dadp_lite.book.build import execute_book
 
     stage = book_build_dir / "stage"
     jobs = min(os.cpu_count() or 1, 2)
     start = time.perf_counter()
-    results = execute_chapters(ROOT, book_chapters, "quick", stage / "notebooks", jobs)
+    chapters, pages = execute_book(ROOT, book_chapters, "quick", stage, jobs)
     wall = time.perf_counter() - start
-    return {r.slug: r for r in results}, book_build_dir, stage, wall
+    return {r.slug: r for r in chapters}, book_build_dir, stage, wall, {r.page: r for r in pages}
 
 
 @pytest.fixture(scope="session")
@@ -80,10 +84,13 @@ def html(executed, book_chapters):
     from dadp_lite.book.render import render_html
     from dadp_lite.book.stage import stage_book
 
-    results, build_dir, stage, wall = executed
-    failed = [r.error for r in results.values() if r.error]
+    results, build_dir, stage, wall, pages = executed
+    failed = [r.error for r in [*results.values(), *pages.values()] if r.error]
     if failed:
-        pytest.fail("cannot render the book, chapters failed:\n" + "\n".join(failed))
+        pytest.fail("cannot render the book, execution failed:\n" + "\n".join(failed))
     jobs = min(os.cpu_count() or 1, 2)
-    stage_book(ROOT, stage, book_chapters, list(results.values()), "quick", wall, jobs)
+    stage_book(
+        ROOT, stage, book_chapters, list(results.values()), "quick", wall, jobs,
+        pages=list(pages.values()),
+    )  # fmt: skip
     return render_html(stage, build_dir)

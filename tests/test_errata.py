@@ -407,26 +407,11 @@ def _glued(notebook_path: Path) -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def executed_page(tmp_path_factory) -> Path:
-    """The errata page converted with jupytext and executed with papermill (as the build
-    executes chapters), in a temporary folder; returns the executed notebook."""
-    import os
-
-    import jupytext
-    import nbformat
-    import papermill
-
-    folder = tmp_path_factory.mktemp("errata")
-    notebook = jupytext.read(PAGE)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}  # fmt: skip
-    source = folder / "errata.source.ipynb"
-    nbformat.write(notebook, source)
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-    output = folder / "errata.ipynb"
-    papermill.execute_notebook(str(source), str(output), cwd=str(folder), kernel_name="python3",
-                               progress_bar=False, log_output=False)  # fmt: skip
-    return output
+def executed_page(executed) -> Path:
+    """The errata page as the session's build executed it (``dadp_lite.book.build``)."""
+    page = executed[4]["book/errata"]
+    assert page.error is None, page.error
+    return page.output
 
 
 @pytest.mark.book

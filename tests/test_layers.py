@@ -29,16 +29,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("plotting", "tables", "errata"),
     ("book",),
 )
-#: Book machinery still at the top level, moving into ``dadp_lite/book/``.
-_BOOK_MODULES = {"pipeline", "rerun", "cli", "sphinx_ext"}
 LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
 
 def _unit(module: str) -> str:
     """``dadp_lite.theory.swapping`` -> ``theory``."""
     parts = module.split(".")
-    unit = parts[1] if len(parts) > 1 else "__init__"
-    return "book" if unit in _BOOK_MODULES else unit
+    return parts[1] if len(parts) > 1 else "__init__"
 
 
 def _module_name(path: Path) -> str:

@@ -154,7 +154,7 @@ def test_a_kernel_port_clash_is_retried_but_a_cell_error_is_not(tmp_path, monkey
 
 
 def test_an_ambiguous_chapter_prefix_lists_the_candidates():
-    with pytest.raises(BuildError, match="ambiguous: it could be 10-alpha.*13-classification"):
+    with pytest.raises(BuildError, match="ambiguous: it could be .*10-alpha"):
         discovery.resolve_chapter(ROOT, "1")
     assert discovery.resolve_chapter(ROOT, "setting-and-data") == "01-setting-and-data"
     assert discovery.resolve_chapter(ROOT, "notebooks/02-sufficient-condition-lemma.md") == (

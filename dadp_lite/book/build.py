@@ -2,8 +2,10 @@
 
 Layout of a build folder (default ``_build``)::
 
-    _build/stage/              the book as Jupyter Book sees it (config, toc, book/, executed
-                               notebooks/*.ipynb and the files each chapter wrote)
+    _build/stage/              the book as Jupyter Book sees it (config, toc, book/ with its
+                               executed pages, executed notebooks/*.ipynb and the files
+                               each chapter wrote)
+    _build/stage/pages/        executable pages (e.g. the errata) as they were executed
     _build/jb/                 Jupyter Book's own output tree
     _build/html/               the rendered book
     _build/timings.json        per-chapter execution times of the last build
@@ -20,7 +22,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dadp_lite.book.discovery import convert_chapter, list_chapters, resolve_chapter
+from dadp_lite.book.discovery import (
+    convert_chapter,
+    convert_page,
+    list_chapters,
+    list_pages,
+    resolve_chapter,
+)
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.execute import Execution
 from dadp_lite.book.outputs import clean_stale_temps
@@ -29,18 +37,32 @@ from dadp_lite.book.render import render_html
 from dadp_lite.book.runners import check_jobs, local_runner
 from dadp_lite.book.stage import stage_book
 
-__all__ = ["ChapterResult", "build_book", "execute_chapters", "select_chapters"]
+__all__ = [
+    "ChapterResult",
+    "build_book",
+    "execute_book",
+    "execute_chapters",
+    "select_chapters",
+]
 
 
 @dataclass
 class ChapterResult:
-    """Outcome of executing one chapter of a build."""
+    """Outcome of executing one chapter (or executable page) of a build.
+
+    ``page`` is the page's path without suffix relative to the book (``notebooks/<slug>``
+    or ``book/errata``).
+    """
 
     slug: str
     seconds: float
     output: Path
     error: str | None = None
     parameters: dict = field(default_factory=dict)
+    page: str = ""
+
+    def __post_init__(self) -> None:
+        self.page = self.page or f"notebooks/{self.slug}"
 
 
 def select_chapters(root: Path, chapters: Sequence[str] | None) -> list[str]:
@@ -67,6 +89,51 @@ def _profile_values(root: Path, slugs: Sequence[str], profile: str) -> dict[str,
 def _store(execution: Execution, workdir: Path, values: dict) -> ChapterResult:
     output = execution.save(workdir)
     return ChapterResult(execution.slug, execution.seconds, output, execution.error, values)
+
+
+def _page_parameters(root: Path, page: str) -> dict:
+    """A page gets the book's root as ``BOOK_ROOT`` when its parameters cell asks for it
+    (a page runs in a private folder, so it reads repository files through it)."""
+    import jupytext
+
+    notebook = jupytext.read(root / f"{page}.md")
+    tagged = [c for c in notebook.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    wants_root = any("BOOK_ROOT" in cell.source for cell in tagged)
+    return {"BOOK_ROOT": str(root.resolve())} if wants_root else {}
+
+
+def execute_book(
+    root: Path, slugs: Sequence[str], profile: str, stage: Path, jobs: int
+) -> tuple[list[ChapterResult], list[ChapterResult]]:
+    """Execute chapters (with a profile's values) and the executable pages, in one pool.
+
+    Chapters are saved in ``stage/notebooks``, pages in ``stage/pages``. Every chapter's
+    values are checked before the first kernel starts. Returns (chapters, pages), in order.
+    """
+    values = _profile_values(root, slugs, profile)
+    jobs = check_jobs(jobs)
+    pages = list_pages(root)
+    tasks = [(convert_chapter(root, slug), slug, values[slug]) for slug in slugs]
+    tasks += [(convert_page(root, page), Path(page).name, _page_parameters(root, page))
+              for page in pages]  # fmt: skip
+    folders = [stage / "notebooks"] * len(slugs) + [stage / "pages"] * len(pages)
+    names = [f"notebooks/{slug}" for slug in slugs] + pages
+    for folder in set(folders):
+        folder.mkdir(parents=True, exist_ok=True)
+    clean_stale_temps(stage)
+    results: dict[int, ChapterResult] = {}
+    with local_runner(jobs, stage) as run:
+        for i, outcome in run(tasks):
+            if isinstance(outcome, BaseException):
+                outcome = Execution(tasks[i][1], b"", {}, 0.0, f"{names[i]}.md: {outcome}")
+            result = _store(outcome, folders[i], tasks[i][2])
+            result.page = names[i]
+            results[i] = result
+    ordered = [results[i] for i in range(len(tasks))]
+    for result in ordered:
+        state = "FAILED" if result.error else "ok"
+        print(f"  {result.page:55s} {result.seconds:7.1f} s  {state}", flush=True)
+    return ordered[: len(slugs)], ordered[len(slugs) :]
 
 
 def execute_chapters(
@@ -110,20 +177,21 @@ def build_book(
     stage = build_dir / "stage"
     print(f"Executing {len(slugs)} chapter(s) with profile '{profile}' ({jobs} worker(s))")
     start = time.perf_counter()
-    results = execute_chapters(root, slugs, profile, stage / "notebooks", jobs)
+    results, pages = execute_book(root, slugs, profile, stage, jobs)
     wall = time.perf_counter() - start
     timings = {
         "profile": profile,
         "wall_seconds": wall,
         "chapters": {r.slug: r.seconds for r in results},
+        "pages": {r.page: r.seconds for r in pages},
     }
     (build_dir / "timings.json").write_text(json.dumps(timings, indent=2))
-    failures = [r.error for r in results if r.error]
+    failures = [r.error for r in results + pages if r.error]
     if failures:
-        raise BuildError("chapter execution failed:\n" + "\n".join(failures))
+        raise BuildError("execution failed:\n" + "\n".join(failures))
     if not html:
         return stage / "notebooks"
-    stage_book(root, stage, slugs, results, profile, wall, jobs)
+    stage_book(root, stage, slugs, results, profile, wall, jobs, pages=pages)
     out = render_html(stage, build_dir)
     print(f"Book built in {time.perf_counter() - start:.0f} s: {out / 'index.html'}")
     return out

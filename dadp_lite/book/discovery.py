@@ -15,7 +15,9 @@ __all__ = [
     "chapter_path",
     "chapter_title",
     "convert_chapter",
+    "convert_page",
     "list_chapters",
+    "list_pages",
     "parameters_cell",
     "resolve_chapter",
 ]
@@ -54,6 +56,30 @@ def list_chapters(root: Path) -> list[str]:
                 raise BuildError(f"_toc.yml lists {entry} but notebooks/{slug}.md does not exist")
             slugs.append(slug)
     return slugs
+
+
+def _is_notebook(path: Path) -> bool:
+    """A MyST page is an executable notebook when its front matter names a kernel."""
+    text = path.read_text()
+    if not text.startswith("---\n"):
+        return False
+    return "\nkernelspec:" in text.split("\n---", 1)[0]
+
+
+def list_pages(root: Path) -> list[str]:
+    """Executable pages outside ``notebooks/`` (e.g. ``book/errata``), in ``_toc.yml`` order.
+
+    A page is executable when it is a MyST notebook (its front matter names a kernel): it
+    computes its own numbers at every build, with no profile parameters.
+    """
+    toc = load_yaml_file(root / "_toc.yml", "table of contents")
+    pages = []
+    for entry in _toc_files(toc):
+        name = entry.removesuffix(".md")
+        path = root / f"{name}.md"
+        if not entry.startswith("notebooks/") and path.is_file() and _is_notebook(path):
+            pages.append(name)
+    return pages
 
 
 def resolve_chapter(root: Path, name: str) -> str:
@@ -114,11 +140,21 @@ def parameters_cell(root: Path, slug: str) -> str:
 
 def convert_chapter(root: Path, slug: str) -> str:
     """The chapter as an unexecuted ``.ipynb`` (JSON text) for the ``python3`` kernel."""
+    return _convert(chapter_path(root, slug))
+
+
+def convert_page(root: Path, page: str) -> str:
+    """An executable page (``book/errata``) as an unexecuted ``.ipynb`` (JSON text)."""
+    return _convert(root / f"{page}.md")
+
+
+def _convert(path: Path) -> str:
     import copy
 
     import nbformat
 
-    notebook = copy.deepcopy(_notebook(root, slug))
+    stat = path.stat()
+    notebook = copy.deepcopy(_read(str(path), stat.st_mtime_ns, stat.st_size))
     notebook.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",

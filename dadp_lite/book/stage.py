@@ -118,8 +118,10 @@ def status_table(results: Sequence, profile: str, wall: float | None, jobs: int 
         setting += f"; wall-clock execution time of all chapters: **{wall:.1f} s**"
     lines += [setting + ".", "", "| chapter | execution time (s) | parameters |", "|---|---:|---|"]
     for r in results:
-        params = ", ".join(f"`{k}={v}`" for k, v in r.parameters.items()) or "defaults"
-        lines.append(f"| {{doc}}`../notebooks/{r.slug}` | {r.seconds:.1f} | {params} |")
+        shown = {k: v for k, v in r.parameters.items() if k != "BOOK_ROOT"}
+        params = ", ".join(f"`{k}={v}`" for k, v in shown.items()) or "defaults"
+        page = getattr(r, "page", "") or f"notebooks/{r.slug}"
+        lines.append(f"| {{doc}}`../{page}` | {r.seconds:.1f} | {params} |")
     total = sum(r.seconds for r in results)
     lines += [f"| **sum over chapters** | **{total:.1f}** | |", ""]
     lines += ["## Software versions", "", "| package | version |", "|---|---|"]
@@ -146,6 +148,14 @@ def _resolve_notebook_links(root: Path, path: Path, built: Sequence[str]) -> Non
         nbformat.write(notebook, path)
 
 
+def _place_pages(stage: Path, pages: Sequence) -> None:
+    """An executed page replaces its MyST source (Jupyter Book would prefer the ``.md``)."""
+    for result in pages:
+        target = stage / f"{result.page}.ipynb"
+        shutil.copy2(result.output, target)
+        target.with_suffix(".md").unlink(missing_ok=True)
+
+
 def stage_book(
     root: Path,
     stage: Path,
@@ -154,10 +164,12 @@ def stage_book(
     profile: str,
     wall_seconds: float | None = None,
     jobs: int | None = None,
+    pages: Sequence = (),
 ) -> None:
     """Copy config, toc (filtered to ``slugs``) and prose pages next to executed notebooks.
 
-    ``book/status.md`` gets :func:`status_table` appended.
+    Executed ``pages`` (results of :func:`dadp_lite.book.build.execute_book`) replace their
+    sources; ``book/status.md`` gets :func:`status_table` appended.
     """
     shutil.copy2(root / "_config.yml", stage / "_config.yml")
     toc = yaml.safe_load((root / "_toc.yml").read_text())
@@ -173,9 +185,13 @@ def stage_book(
             page.write_text(resolved)
         for note in notes:
             print(f"  book/{page.name}: {note}", flush=True)
+    _place_pages(stage, pages)
     if set(slugs) != set(list_chapters(root)):
         for slug in slugs:
             _resolve_notebook_links(root, stage / "notebooks" / f"{slug}.ipynb", slugs)
+        for result in pages:
+            _resolve_notebook_links(root, stage / f"{result.page}.ipynb", slugs)
     status = stage / "book" / "status.md"
     if status.exists():
-        status.write_text(status.read_text() + status_table(results, profile, wall_seconds, jobs))
+        table = status_table([*results, *pages], profile, wall_seconds, jobs)
+        status.write_text(status.read_text() + table)

@@ -30,6 +30,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("book",),
 )
 LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}
+#: Imports a lower layer would allow but the design forbids: samplers do not summarise
+#: their releases (that is the experiments' job, through ``metrics``).
+FORBIDDEN = {("mechanisms", "metrics")}
 
 
 def _unit(module: str) -> str:
@@ -76,7 +79,7 @@ def _violations(path: Path) -> list[str]:
         unit = _unit(target)
         if unit == source or unit not in LAYER_OF:
             continue
-        if LAYER_OF[unit] >= LAYER_OF[source]:
+        if (source, unit) in FORBIDDEN or LAYER_OF[unit] >= LAYER_OF[source]:
             where = path.relative_to(PACKAGE.parent)
             problems.append(
                 f"{where}:{line} imports {target} ({unit}, layer {LAYER_OF[unit]}) from "
@@ -98,13 +101,18 @@ def test_imports_point_to_lower_layers_only(path):
     assert _violations(path) == []
 
 
-def test_the_checker_catches_an_upward_import(tmp_path, monkeypatch):
-    """A mechanism importing a metric (a higher layer... here a sibling) is refused."""
+def test_the_checker_catches_sideways_upward_and_forbidden_imports(tmp_path, monkeypatch):
+    """A mechanism importing the theory (a sibling), plotting (above) or metrics (allowed by
+    the layers, forbidden by design) is refused; importing the histogram is fine."""
     fake_package = tmp_path / "dadp_lite"
     (fake_package / "mechanisms").mkdir(parents=True)
     bad = fake_package / "mechanisms" / "bad.py"
-    bad.write_text("from dadp_lite.theory import swapping\nimport dadp_lite.plotting\n")
+    bad.write_text(
+        "from dadp_lite.theory import swapping\nimport dadp_lite.plotting\n"
+        "def f():\n    from dadp_lite.metrics import l1_norm\n"
+        "from dadp_lite.histogram import Histogram\n"
+    )
     monkeypatch.setattr(f"{__name__}.PACKAGE", fake_package)
     problems = _violations(bad)
-    assert len(problems) == 2
-    assert "theory" in problems[0] and "plotting" in problems[1]
+    assert len(problems) == 3
+    assert "theory" in problems[0] and "plotting" in problems[1] and "metrics" in problems[2]

@@ -70,6 +70,7 @@ __all__ = [
     "dp_swapping",
     "swap_count",
     "swapping",
+    "swapping_chunks",
     "swapping_reference",
 ]
 
@@ -207,10 +208,42 @@ def swapping(
     """
     hist = _as_histogram(records_or_histogram, attributes)
     qi, rate, rng, reps = _check_common(hist, qi, rate, rng, reps)
+    return _swapping_chunks(hist, qi, rate, [(reps, rng)], features, numeric)
+
+
+def swapping_chunks(
+    records_or_histogram: Histogram | pd.DataFrame,
+    chunks: Sequence[tuple[int, np.random.Generator]],
+    *,
+    qi: Sequence[str] = PAPER_QI,
+    rate: float,
+    features: Sequence[str] | None = None,
+    numeric: Sequence[str] = (),
+    attributes: Sequence[str] | None = None,
+) -> np.ndarray:
+    """:func:`swapping` of several ``(reps, rng)`` chunks at once, rows concatenated.
+
+    Equal, bit for bit, to ``np.concatenate([swapping(..., rng=rng, reps=reps) for reps, rng
+    in chunks])``: every chunk draws from its own generator in the same order, but the
+    steps of all chunks run in one loop (the loop over steps is the cost).
+    :func:`dadp_lite.simulate.simulate` uses it through ``swapping.run_chunks``.
+    """
+    hist = _as_histogram(records_or_histogram, attributes)
+    if not chunks:
+        raise ValueError("chunks must hold at least one (reps, rng) pair")
+    checked = []
+    for reps, rng in chunks:
+        qi_t, rate_t, rng, reps = _check_common(hist, qi, rate, rng, reps)
+        checked.append((reps, rng))
+    return _swapping_chunks(hist, qi_t, rate_t, checked, features, numeric)
+
+
+def _swapping_chunks(hist, qi, rate, chunks, features, numeric) -> np.ndarray:
     features = _distance_features(hist, qi, features)
     coords, is_numeric = _cell_distance_coordinates(hist, features, numeric)
     counts = hist.counts
     steps = swap_count(hist.total, rate)
+    reps = sum(size for size, _ in chunks)
     out = np.broadcast_to(counts, (reps, hist.n_cells)).copy()
     if steps == 0:
         return out
@@ -226,32 +259,110 @@ def swapping(
     )
     group, qi_index, table = _cell_coordinates(hist, qi)
 
-    unswapped = np.broadcast_to(class_size, (reps, n_classes)).copy()
     remaining = np.broadcast_to(counts, (reps, hist.n_cells)).copy()  # for cross-class draws
-    rows = np.arange(reps)
-    total = hist.total
-    for _ in range(steps):
-        target = rng.integers(0, total, size=reps)
-        picked = (np.cumsum(unswapped, axis=1) <= target[:, None]).sum(axis=1)
-        single = unswapped[rows, picked] == 1
-        unswapped[rows, picked] -= 2
-        total -= 2
-        for r in np.flatnonzero(single):
-            unswapped[r, picked[r]] = 0
-            _cross_class_swap(
-                r,
-                picked[r],
-                unswapped,
-                remaining,
-                distance,
-                class_cells,
-                group,
-                qi_index,
-                table,
-                out,
-                rng,
-            )
+    unswapped = _ClassCounts(class_size, reps)
+    rng_of_row = [rng for size, rng in chunks for _ in range(size)]
+
+    def cross_class(r: int, picked: int) -> None:
+        unswapped.values[r, picked] = 0
+        _cross_class_swap(
+            r, picked, unswapped.values, remaining, distance, class_cells, group, qi_index,
+            table, out, rng_of_row[r],
+        )  # fmt: skip
+
+    _class_steps(unswapped, hist.total, steps, chunks, cross_class)
     return out
+
+
+swapping.run_chunks = swapping_chunks
+
+
+class _ClassCounts:
+    """Unswapped records per class ``(reps, n_classes)``, with block sums for fast picks.
+
+    The classes are cut into blocks of ``width`` (about the square root of their number);
+    ``values`` is a view of the first ``n_classes`` columns of a zero-padded
+    ``(reps, n_blocks, width)`` array, so the cross-class swap edits it in place, after
+    which :meth:`refresh` recomputes the block sums.
+    """
+
+    def __init__(self, class_size: np.ndarray, reps: int):
+        n = class_size.size
+        self.width = math.isqrt(max(n - 1, 0)) + 1
+        self.n_blocks = -(-n // self.width)
+        padded = np.zeros((reps, self.n_blocks * self.width), dtype=np.int64)
+        padded[:, :n] = class_size
+        self.flat = padded.reshape(-1)  # views of one buffer
+        self.blocks = padded.reshape(reps * self.n_blocks, self.width)
+        self.values = padded[:, :n]
+        self.rows = np.arange(reps)
+        self.row_start = self.rows * self.n_blocks
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the block sums after ``values`` changed in place."""
+        self.sums = self.blocks.sum(axis=1).reshape(-1, self.n_blocks)
+
+    def pick_and_remove(self, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per repetition the class holding unswapped record number ``target`` (in class
+        order), i.e. the number of classes whose cumulative count is ``<= target``, exactly
+        ``(np.cumsum(values, axis=1) <= target[:, None]).sum(axis=1)``. Removes two records
+        from it; returns ``(picked, single)``, ``single`` where it held only one record.
+        """
+        block_cum = self.sums.cumsum(axis=1)
+        block = (block_cum <= target[:, None]).sum(axis=1)
+        row_block = self.row_start + block  # row of ``blocks``
+        before = block_cum.ravel()[row_block] - self.sums.ravel()[row_block]
+        inner = self.blocks[row_block].cumsum(axis=1)
+        position = (inner <= (target - before)[:, None]).sum(axis=1)
+        where = row_block * self.width + position  # index into ``flat``
+        single = self.flat[where] == 1
+        self.flat[where] -= 2
+        self.sums.ravel()[row_block] -= 2
+        return block * self.width + position, single
+
+
+_TARGET_BLOCK = 256  # at most this many steps' targets are drawn in one call per generator
+
+
+def _class_steps(unswapped: _ClassCounts, total: int, steps: int, chunks, cross_class) -> None:
+    """The appendix loop on class counts for all chunks at once.
+
+    Each step draws ``rng.integers(0, total, size=reps)`` from every chunk's generator,
+    ``total`` falling by 2 per step, picks and removes (:meth:`_ClassCounts.pick_and_remove`)
+    and then calls ``cross_class(r, picked)`` for every row, in order, whose picked class
+    held a single unswapped record. The targets of up to ``_TARGET_BLOCK`` steps are drawn
+    in one call (``rng.integers`` with an array of upper bounds draws the same numbers as
+    one call per step). A cross-class swap draws from its generator between two steps, so
+    at the first step that needs one every generator is rewound and only the targets up to
+    that step redrawn: each generator's stream is exactly the one of one call per step. The
+    block length adapts to the spacing of cross-class swaps (it changes only how many targets
+    are drawn ahead, never which).
+    """
+    step, ahead = 0, 16
+    while step < steps:
+        size = min(ahead, steps - step)
+        highs = (total - 2 * np.arange(size))[:, None]
+        saved = [rng.bit_generator.state for _, rng in chunks]
+        targets = np.concatenate(
+            [rng.integers(0, np.broadcast_to(highs, (size, n))) for n, rng in chunks], axis=1
+        )
+        for t in range(size):
+            picked, single = unswapped.pick_and_remove(targets[t])
+            if single.any():
+                for (n, rng), state in zip(chunks, saved, strict=True):
+                    rng.bit_generator.state = state
+                    rng.integers(0, np.broadcast_to(highs[: t + 1], (t + 1, n)))
+                for r in np.flatnonzero(single):
+                    cross_class(r, picked[r])
+                unswapped.refresh()
+                size = t + 1
+                ahead = max(8, 2 * size)
+                break
+        else:
+            ahead = min(2 * ahead, _TARGET_BLOCK)
+        step += size
+        total -= 2 * size
 
 
 def _cross_class_swap(

@@ -33,6 +33,7 @@ import os
 import platform
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -120,12 +121,12 @@ def run(sizes, reps: int, skip_over: float | None, seed: int) -> pd.DataFrame:
     rows, last = [], {}
     for size in sizes:
         records = resample(source, size, seed)
-        built = {}
-        result = measure(lambda: built.setdefault("h", dl.histogram_of(records)))  # noqa: B023
+        built: list[dl.Histogram] = []
+        result = measure(partial(_build, records, built))
         rows.append({"size": size, "measurement": HISTOGRAM, "kind": "build", "reps": 1,
                      "status": "measured", **result})  # fmt: skip
         _print(rows[-1])
-        data = dl.Dataset(f"national2019-resampled-{size}", records, built["h"])
+        data = dl.Dataset(f"national2019-resampled-{size}", records, built[0])
         for name, entry in REGISTRY.items():
             row = {"size": size, "measurement": name, "kind": entry.kind, "reps": reps}
             projected = _projection(last.get(name), size)
@@ -137,8 +138,11 @@ def run(sizes, reps: int, skip_over: float | None, seed: int) -> pd.DataFrame:
                 last[name] = (size, row["seconds"])
             rows.append(row)
             _print(row)
-        del data, built, records
     return pd.DataFrame(rows).assign(**machine())
+
+
+def _build(records: pd.DataFrame, out: list) -> None:
+    out.append(dl.histogram_of(records))
 
 
 def _projection(previous: tuple[int, float] | None, size: int) -> float | None:

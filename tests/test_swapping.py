@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections import Counter
 
@@ -204,6 +205,30 @@ def test_fast_class_loop_equals_one_call_per_step(ma_histogram, rate):
     slow = _swapping_per_step(ma_histogram, rate=rate, rng=slow_rng, reps=6)
     assert np.array_equal(fast, slow)
     assert fast_rng.random() == slow_rng.random()  # the generators end in the same state
+
+
+@pytest.mark.parametrize("spacing", [0.2, 2.0])
+@pytest.mark.parametrize("rate", [0.5, 1.0])
+def test_steps_resolved_a_block_at_a_time_equal_one_call_per_step(
+    ma_histogram, monkeypatch, spacing, rate
+):
+    module = importlib.import_module("dadp_lite.mechanisms.swapping")  # not the function
+    # small spacings send most blocks through _block_picks, with many ambiguous steps
+    monkeypatch.setattr(module, "_BLOCK_SPACING", spacing)
+    fast_rng, slow_rng = make_rng(23), make_rng(23)
+    fast = swapping(ma_histogram, rate=rate, rng=fast_rng, reps=5)
+    slow = _swapping_per_step(ma_histogram, rate=rate, rng=slow_rng, reps=5)
+    assert np.array_equal(fast, slow)
+    assert fast_rng.random() == slow_rng.random()
+
+
+def test_block_path_on_many_records_equals_one_call_per_step(ma_histogram):
+    big = ma_histogram.with_counts(ma_histogram.counts * 40)  # ~300,000 records
+    fast_rng, slow_rng = make_rng(29), make_rng(29)
+    fast = swapping(big, rate=0.3, rng=fast_rng, reps=3)
+    slow = _swapping_per_step(big, rate=0.3, rng=slow_rng, reps=3)
+    assert np.array_equal(fast, slow)
+    assert fast_rng.random() == slow_rng.random()
 
 
 @pytest.mark.parametrize("sizes", [[1], [3, 2], [2, 1, 4]])

@@ -77,6 +77,14 @@ def simulate(
         Worker processes (joblib); 1 runs in this process.
     progress
         Show a tqdm bar; ``None`` shows one for long runs. ``TQDM_DISABLE=1`` turns bars off.
+
+    Notes
+    -----
+    A mechanism may carry ``mechanism.run_chunks(data, chunks, **params)``, which computes
+    all chunks (the ``(size, rng)`` pairs of :func:`chunk_generators`) in one call and
+    returns their releases concatenated, equal bit for bit to running the chunks one by one
+    (e.g. :func:`dadp_lite.mechanisms.swapping_chunks`, whose cost is a loop over steps
+    that all chunks can share). It is used with ``n_jobs=1`` and no progress bar.
     """
     chunks = chunk_generators(seed, reps, chunk_size)
     n_jobs = check_positive_int(n_jobs, "n_jobs")
@@ -91,6 +99,15 @@ def simulate(
         return out
 
     show = _progress_enabled(progress, reps, chunk_size)
+    run_chunks = getattr(mechanism, "run_chunks", None)
+    if n_jobs == 1 and not show and run_chunks is not None:
+        out = np.asarray(run_chunks(data, chunks, **params))
+        if out.shape[:1] != (reps,):
+            raise ValueError(
+                f"{mechanism.__name__}.run_chunks returned shape {out.shape}, "
+                f"expected a first axis of {reps} repetitions"
+            )
+        return out
     if n_jobs == 1:
         iterator = chunks
         if show:

@@ -217,6 +217,77 @@ def test_classification_summary_and_per_repetition_rows(ma_setup):
     assert np.allclose(means, summary["accuracy"].to_numpy())
 
 
+@pytest.fixture(scope="module")
+def ma_fits(ma_setup):
+    """Rounded releases of three mechanisms on MA (36 weight vectors) and the cell design."""
+    design, labels = ex.cell_design(ma_setup.histogram)
+    counts = np.concatenate([
+        dl.round_counts(ex.release(m, ma_setup, epsilon=0.5, reps=12, seed=3))
+        for m in ("laplace", "dp_swapping", "dp_k_anonymity")
+    ])  # fmt: skip
+    return design, labels, counts
+
+
+def test_batched_logistic_reaches_the_optimum_sklearn_approaches(ma_fits):
+    from dadp_lite.experiments._logistic import batched_logistic
+
+    design, labels, counts = ma_fits
+    coef, intercept = batched_logistic(design, labels, counts)
+    for r in range(counts.shape[0]):
+        model = ex.fit_weighted_logistic(design, labels, counts[r])
+        # same decision values up to sklearn's stopping tolerance ...
+        gap = np.abs(model.decision_function(design) - (design @ coef[r] + intercept[r]))
+        assert gap.max() < 1e-4
+        # ... and ours is the stationary point: gradient of the objective ~ 0
+        x = np.hstack([design, np.ones((len(labels), 1))])
+        beta = np.r_[coef[r], intercept[r]]
+        prob = 1 / (1 + np.exp(-(x @ beta)))
+        gradient = (counts[r] * (prob - labels)) @ x + np.r_[coef[r], 0.0]
+        assert np.abs(gradient).max() < 1e-8 * counts[r].sum()
+
+
+def test_error_bound_covers_sklearn_decision_gaps(ma_fits):
+    from dadp_lite.experiments._logistic import batched_logistic, decision_error_bound
+
+    design, labels, counts = ma_fits
+    coef, intercept = batched_logistic(design, labels, counts)
+    bound = decision_error_bound(design, counts, coef, intercept, tol=1e-8)
+    for r in range(counts.shape[0]):
+        model = ex.fit_weighted_logistic(design, labels, counts[r])
+        gap = np.abs(model.decision_function(design) - (design @ coef[r] + intercept[r]))
+        assert (gap <= bound[r]).all()
+
+
+def test_batched_predictions_equal_sklearn_predictions(ma_fits):
+    from dadp_lite.experiments.classification import _batched_predictions, _predict
+
+    design, labels, counts = ma_fits
+    single = np.where(labels == 1, counts[0], 0)  # one class only: no fit
+    empty = np.zeros_like(counts[0])
+    weights = np.vstack([counts, single, empty])
+    fast = _batched_predictions(weights, design, labels, 1.0)
+    for r, w in enumerate(weights):
+        model = ex.fit_weighted_logistic(design, labels, w)
+        assert np.array_equal(fast[r], _predict(model, design, labels, w))
+
+
+def test_batched_predictions_defer_to_sklearn_near_zero(ma_fits, monkeypatch):
+    import dadp_lite.experiments.classification as cl
+
+    design, labels, counts = ma_fits
+    calls = []
+    real = cl.fit_weighted_logistic
+    monkeypatch.setattr(
+        cl, "fit_weighted_logistic", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    monkeypatch.setattr(cl, "_SAFETY", 1e12)  # every repetition is unsure: sklearn decides all
+    assert np.array_equal(
+        cl._batched_predictions(counts[:4], design, labels, 1.0),
+        np.array([cl._predict(real(design, labels, w), design, labels, w) for w in counts[:4]]),
+    )
+    assert len(calls) == 4
+
+
 def test_single_class_release_predicts_that_class(ma_setup):
     design, labels = ex.cell_design(ma_setup.histogram)
     weights = np.where(labels == 0, 1, 0)

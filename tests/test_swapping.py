@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections import Counter
 
@@ -12,12 +13,18 @@ import pytest
 from dadp_lite.experiments import swapping_sweep
 from dadp_lite.histogram import Histogram
 from dadp_lite.mechanisms.swapping import (
+    _cell_coordinates,
+    _cell_distance_coordinates,
+    _cross_class_swap,
+    _d_swap,
     dp_swapping,
     swap_count,
     swapping,
+    swapping_chunks,
     swapping_reference,
 )
 from dadp_lite.metrics import BiasEstimate
+from dadp_lite.simulate import make_rng, simulate
 from dadp_lite.theory.swapping import (
     dp_swapping_bias_as_printed,
     dp_swapping_output_distribution,
@@ -153,6 +160,100 @@ def test_swapping_keeps_totals_and_non_qi_marginal(ma_histogram):
 def test_swapping_rate_zero_is_identity_and_accepts_records(ma_records, ma_histogram):
     out = swapping(ma_records, rate=0.0, rng=np.random.default_rng(2), reps=3)
     assert np.array_equal(out, np.broadcast_to(ma_histogram.counts, out.shape))
+
+
+# ------------------------------------------------ fast class loop vs one rng call per step
+def _swapping_per_step(hist: Histogram, *, rate: float, rng, reps: int) -> np.ndarray:
+    """The class-count sampler as first written: one ``rng.integers`` call and one full
+    cumulative sum per step (slow; the fast loop must reproduce it bit for bit)."""
+    qi = ("race",)
+    features = tuple(a for a in hist.attributes if a not in qi)
+    coords, is_numeric = _cell_distance_coordinates(hist, features, ())
+    counts = hist.counts
+    steps = swap_count(hist.total, rate)
+    out = np.broadcast_to(counts, (reps, hist.n_cells)).copy()
+    occupied = np.flatnonzero(counts)
+    keys, class_of = np.unique(coords[occupied], axis=0, return_inverse=True)
+    class_of = class_of.ravel()
+    n_classes = keys.shape[0]
+    distance = _d_swap(keys[:, None, :], keys[None, :, :], is_numeric)
+    class_cells = [occupied[class_of == c] for c in range(n_classes)]
+    class_size = np.bincount(class_of, weights=counts[occupied], minlength=n_classes)
+    group, qi_index, table = _cell_coordinates(hist, qi)
+    unswapped = np.broadcast_to(class_size.astype(np.int64), (reps, n_classes)).copy()
+    remaining = np.broadcast_to(counts, (reps, hist.n_cells)).copy()
+    rows, total = np.arange(reps), hist.total
+    for _ in range(steps):
+        target = rng.integers(0, total, size=reps)
+        picked = (np.cumsum(unswapped, axis=1) <= target[:, None]).sum(axis=1)
+        single = unswapped[rows, picked] == 1
+        unswapped[rows, picked] -= 2
+        total -= 2
+        for r in np.flatnonzero(single):
+            unswapped[r, picked[r]] = 0
+            _cross_class_swap(
+                r, picked[r], unswapped, remaining, distance, class_cells, group, qi_index,
+                table, out, rng,
+            )  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("rate", [0.05, 0.5, 1.0])
+def test_fast_class_loop_equals_one_call_per_step(ma_histogram, rate):
+    fast_rng, slow_rng = make_rng(17), make_rng(17)
+    fast = swapping(ma_histogram, rate=rate, rng=fast_rng, reps=6)
+    slow = _swapping_per_step(ma_histogram, rate=rate, rng=slow_rng, reps=6)
+    assert np.array_equal(fast, slow)
+    assert fast_rng.random() == slow_rng.random()  # the generators end in the same state
+
+
+@pytest.mark.parametrize("spacing", [0.2, 2.0])
+@pytest.mark.parametrize("rate", [0.5, 1.0])
+def test_steps_resolved_a_block_at_a_time_equal_one_call_per_step(
+    ma_histogram, monkeypatch, spacing, rate
+):
+    module = importlib.import_module("dadp_lite.mechanisms.swapping")  # not the function
+    # small spacings send most blocks through _block_picks, with many ambiguous steps
+    monkeypatch.setattr(module, "_BLOCK_SPACING", spacing)
+    fast_rng, slow_rng = make_rng(23), make_rng(23)
+    fast = swapping(ma_histogram, rate=rate, rng=fast_rng, reps=5)
+    slow = _swapping_per_step(ma_histogram, rate=rate, rng=slow_rng, reps=5)
+    assert np.array_equal(fast, slow)
+    assert fast_rng.random() == slow_rng.random()
+
+
+def test_block_path_on_many_records_equals_one_call_per_step(ma_histogram):
+    big = ma_histogram.with_counts(ma_histogram.counts * 40)  # ~300,000 records
+    fast_rng, slow_rng = make_rng(29), make_rng(29)
+    fast = swapping(big, rate=0.3, rng=fast_rng, reps=3)
+    slow = _swapping_per_step(big, rate=0.3, rng=slow_rng, reps=3)
+    assert np.array_equal(fast, slow)
+    assert fast_rng.random() == slow_rng.random()
+
+
+@pytest.mark.parametrize("sizes", [[1], [3, 2], [2, 1, 4]])
+def test_swapping_chunks_equal_chunks_run_one_by_one(ma_histogram, sizes):
+    together = swapping_chunks(ma_histogram, [(n, make_rng(i)) for i, n in enumerate(sizes)],
+                               rate=0.7)  # fmt: skip
+    one_by_one = [swapping(ma_histogram, rate=0.7, rng=make_rng(i), reps=n)
+                  for i, n in enumerate(sizes)]  # fmt: skip
+    assert np.array_equal(together, np.concatenate(one_by_one))
+
+
+def test_simulate_uses_run_chunks_with_the_same_result(ma_histogram):
+    def plain(data, *, rng, reps, **params):  # no run_chunks: one call per chunk
+        return swapping(data, rng=rng, reps=reps, **params)
+
+    kwargs = dict(reps=7, seed=5, chunk_size=3, progress=False, rate=0.4)
+    assert np.array_equal(simulate(swapping, ma_histogram, **kwargs),
+                          simulate(plain, ma_histogram, **kwargs))  # fmt: skip
+
+
+def test_swapping_chunks_rejects_no_chunks_and_bad_chunks(tiny):
+    with pytest.raises(ValueError, match="chunks"):
+        swapping_chunks(tiny, [], rate=0.5)
+    with pytest.raises(ValueError, match="reps"):
+        swapping_chunks(tiny, [(0, make_rng(1))], rate=0.5)
 
 
 def test_swap_count_is_floor_of_half_rate_n():

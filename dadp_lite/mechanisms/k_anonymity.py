@@ -163,10 +163,43 @@ def reconstruct_batch(batch: MondrianBatch, *, rng: np.random.Generator) -> np.n
     block = (np.cumsum(n_e) - 1) // _BLOCK_RECORDS
     for b in np.unique(block):
         sel = np.flatnonzero(block == b)
-        rec = np.repeat(sel, n_e[sel])
-        flat = spec.draw(key_e[rec], leaf_e[rec], numeric_domains, rng)
-        out += np.bincount(flat, minlength=reps * n_cells)
+        if spec.numeric:
+            rec = np.repeat(sel, n_e[sel])
+            flat = spec.draw(key_e[rec], leaf_e[rec], numeric_domains, rng)
+            out += np.bincount(flat, minlength=reps * n_cells)
+        else:
+            out += _draw_categorical(spec, key_e[sel], leaf_e[sel], n_e[sel], reps * n_cells, rng)
     return out.reshape(reps, n_cells)
+
+
+def _draw_categorical(spec: _ClassSpec, key, leaf, n, size: int, rng) -> np.ndarray:
+    """Counts of :meth:`_ClassSpec.draw` for entries ``(key, leaf)`` of ``n`` records each,
+    without numeric QIs, from the same uniforms.
+
+    ``draw`` takes one uniform per record (entries in order, each repeated ``n`` times) and
+    picks combination ``floor(u * sizes[leaf])``. A class of one combination always gets
+    pick 0: its entries add ``n`` records to one cell, and their uniforms, still drawn to
+    keep the stream, are not looked at. Only records of generalised classes are handled
+    one by one.
+    """
+    uniforms = rng.random(int(n.sum()))
+    sizes = spec.sizes[leaf]
+    plain = sizes == 1
+    counts = np.bincount(
+        key[plain] + spec.combos[spec.starts[leaf[plain]]], weights=n[plain], minlength=size
+    )
+    out = np.rint(counts).astype(np.int64)  # integer sums, exact in float64
+    mixed = ~plain
+    if mixed.any():
+        length = n[mixed]
+        first = (np.cumsum(n) - n)[mixed]  # each entry's first uniform
+        offset = np.repeat(first - (np.cumsum(length) - length), length)
+        position = offset + np.arange(int(length.sum()))
+        leaf_r = np.repeat(leaf[mixed], length)
+        pick = (uniforms[position] * spec.sizes[leaf_r]).astype(np.int64)
+        flat = np.repeat(key[mixed], length) + spec.combos[spec.starts[leaf_r] + pick]
+        out += np.bincount(flat, minlength=size)
+    return out
 
 
 def reconstruct(

@@ -416,7 +416,9 @@ def _categorical_split(part, code, size_v, n, first, n_parts):
     group = np.flatnonzero(cnt)  # sorted by part, then value
     g_part = group // size_v
     distinct = np.bincount(g_part, minlength=n_parts)
-    order = np.lexsort((minf[group], g_part))
+    # by part, then first row: one sort of a combined key (first rows of distinct values
+    # of a part are distinct rows, so the key is unique and the order is lexsort's)
+    order = np.argsort(g_part * (int(minf[group].max()) + 1) + minf[group])
     sorted_part = g_part[order]
     rank = np.empty(group.size, dtype=np.int64)
     rank[order] = np.arange(group.size) - np.searchsorted(sorted_part, sorted_part)

@@ -51,6 +51,7 @@ from dadp_lite.mechanisms import (
     k_anonymity,
     laplace,
     swapping,
+    swapping_chunks,
 )
 from dadp_lite.paper import PAPER_K, PAPER_QI
 from dadp_lite.theory import accounting, baselines
@@ -474,6 +475,14 @@ def _sw_printed(histogram: Histogram, *, epsilon: float, qi: Sequence[str]) -> f
 
 def _traditional_sw_release(dataset: Dataset, *, rng, reps, qi, rate):
     return swapping(dataset.histogram, qi=qi, rate=rate, rng=rng, reps=reps)
+
+
+def _traditional_sw_chunks(dataset: Dataset, chunks, *, qi, rate):
+    """All chunks in one loop over steps (bit for bit the chunks one by one)."""
+    return swapping_chunks(dataset.histogram, chunks, qi=qi, rate=rate)
+
+
+_traditional_sw_release.run_chunks = _traditional_sw_chunks
 
 
 def _non_qi_marginal_reference(

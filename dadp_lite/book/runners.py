@@ -45,8 +45,16 @@ def _job(args: tuple[int, Task, Path | None]) -> tuple[int, Outcome]:
         return index, RuntimeError(f"{type(error).__name__}: {error}")
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+def _worker_signals() -> None:
+    """A worker leaves Ctrl-C to the parent and dies at once on SIGTERM.
+
+    Workers are forked, so they inherit the parent's SIGTERM handler (which raises
+    ``KeyboardInterrupt`` to clean up temporary folders); in a worker that exception can
+    leave the pool's machinery waiting forever, and the parent's ``terminate(); join()``
+    with it. The default action (terminate the process) is what stopping a worker means.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _stop(pool: ProcessPoolExecutor, before: set) -> None:
@@ -63,7 +71,7 @@ def _in_pool(jobs: int, args: list) -> Iterator[tuple[int, Outcome]]:
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(args)),
         mp_context=multiprocessing.get_context("fork"),
-        initializer=_ignore_sigint,
+        initializer=_worker_signals,
     )
     finished = False
     try:

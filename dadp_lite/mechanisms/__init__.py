@@ -40,6 +40,7 @@ from dadp_lite.mechanisms.swapping import (
     dp_swapping,
     swap_count,
     swapping,
+    swapping_chunks,
     swapping_reference,
 )
 
@@ -67,6 +68,7 @@ __all__: list[str] = [
     "sigma_squared_fraction",
     "swap_count",
     "swapping",
+    "swapping_chunks",
     "swapping_reference",
     "thin_cells",
 ]

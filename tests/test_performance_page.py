@@ -60,20 +60,18 @@ def test_committed_results_name_registered_mechanisms_at_four_sizes():
 def test_performance_page_executes_and_glues_slopes(small_scale_csv, tmp_path):
     import jupytext
     import nbformat
-    import papermill
 
+    from dadp_lite.book.execute import execute_notebook
     from dadp_lite.registry import REGISTRY
 
-    notebook = jupytext.read(ROOT / "book/performance.md")
-    source = tmp_path / "performance.ipynb"
-    nbformat.write(notebook, source)
-    output = tmp_path / "performance-out.ipynb"
-    papermill.execute_notebook(
-        str(source), str(output), parameters={"SCALE_CSV": str(small_scale_csv)},
-        cwd=str(tmp_path), kernel_name="python3", progress_bar=False,
-    )  # fmt: skip
+    # The book's executor (inline matplotlib backend even under an inherited MPLBACKEND=Agg,
+    # one BLAS thread): the page is tested the way the build runs it.
+    notebook = nbformat.writes(jupytext.read(ROOT / "book/performance.md"))
+    run = execute_notebook(notebook, "performance", {"SCALE_CSV": str(small_scale_csv)}, tmp_path)
+    assert run.error is None, run.error
+    cells = json.loads(run.notebook)["cells"]
     glued = {}
-    for cell in json.loads(output.read_text())["cells"]:
+    for cell in cells:
         for out in cell.get("outputs", []):
             meta = out.get("metadata", {}).get("scrapbook")
             if meta:
@@ -83,6 +81,5 @@ def test_performance_page_executes_and_glues_slopes(small_scale_csv, tmp_path):
     for key in ("build", "reps", "memory"):
         assert glued[f"target_{key}_met"] in ("'met'", "'missed'")
     assert glued["scale_largest"] == "3000"
-    figures = [o for c in json.loads(output.read_text())["cells"] for o in c.get("outputs", [])
-               if "image/png" in o.get("data", {})]  # fmt: skip
+    figures = [o for c in cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(figures) == 1

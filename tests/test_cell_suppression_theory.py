@@ -416,3 +416,67 @@ def test_proof_set_ratio_is_read_off_the_per_cell_output_law(k, bound):
                 q = per_cell_output_distribution(y, k=k, epsilon=eps, bound=bound)[at]
                 ratio = proof_set_ratio(x, y, k=k, epsilon=eps, bound=bound)
                 assert ratio == pytest.approx(p / q, rel=1e-9)
+
+
+# ---------------------------------------------- moment generating functions of the error
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_error_log_mgfs_have_the_exact_moments_as_derivatives(variant, epsilon):
+    from dadp_lite.theory.cell_suppression import (
+        dp_cell_suppression_error_log_mgf,
+        dp_cell_suppression_l1_error_log_mgf,
+    )
+
+    x = np.array([0, 1, 2, 3, 5, 6, 7, 11, 40])
+    h = 1e-5
+    cells = dp_cell_suppression_error_log_mgf(x, [-h, 0.0, h], k=6, epsilon=epsilon,
+                                              variant=variant)  # fmt: skip
+    moments = dp_cell_suppression_moments(x, k=6, epsilon=epsilon, variant=variant)
+    np.testing.assert_allclose(cells[:, 1], 0.0, atol=1e-15)
+    np.testing.assert_allclose((cells[:, 2] - cells[:, 0]) / (2 * h), moments.bias, atol=1e-7)
+    curvature = (cells[:, 2] - 2 * cells[:, 1] + cells[:, 0]) / h**2
+    np.testing.assert_allclose(curvature, moments.variance, rtol=1e-4, atol=1e-6)
+    total = dp_cell_suppression_l1_error_log_mgf(x, [-h, 0.0, h], k=6, epsilon=epsilon,
+                                                 variant=variant)  # fmt: skip
+    mean, variance = cs_l1_moments(x, k=6, epsilon=epsilon, variant=variant)
+    assert (total[2] - total[0]) / (2 * h) == pytest.approx(mean, rel=1e-6)
+    assert (total[2] - 2 * total[1] + total[0]) / h**2 == pytest.approx(variance, rel=1e-4)
+
+
+def test_per_cell_error_log_mgf_is_the_two_point_law():
+    from dadp_lite.theory.cell_suppression import dp_cell_suppression_error_log_mgf
+
+    x, t = np.array([0, 4, 9]), np.array([-0.7, 0.3, 2.0])
+    p = suppression_probabilities(x, k=5, epsilon=1.0)
+    expected = np.log(1 - p[:, None] + p[:, None] * np.exp(t[None, :] * (2.5 - x)[:, None]))
+    got = dp_cell_suppression_error_log_mgf(x, t, k=5, epsilon=1.0)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_error_log_mgfs_refuse_t_beyond_their_cut():
+    from dadp_lite.theory.cell_suppression import (
+        dp_cell_suppression_error_log_mgf,
+        dp_cell_suppression_l1_error_log_mgf,
+    )
+
+    with pytest.raises(ValueError, match="1/b"):
+        dp_cell_suppression_error_log_mgf(
+            [1, 2], [0.6], k=4, epsilon=1.0, variant="noisy_threshold"
+        )
+    with pytest.raises(ValueError, match="2 n b"):
+        dp_cell_suppression_l1_error_log_mgf([1, 2], [0.2], k=4, epsilon=1.0,
+                                             variant="noisy_threshold")  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_bias_by_count_chernoff_column_flags_a_wrong_exact_value(variant):
+    x = np.repeat([0, 1, 3, 4, 8], 20)
+    released = dp_cell_suppression(x, k=4, epsilon=1.0, rng=np.random.default_rng(3),
+                                   reps=400, variant=variant)  # fmt: skip
+    table = bias_z_scores_by_count(released, x, k=4, epsilon=1.0, variant=variant)
+    from dadp_lite.verification import chernoff_log_limit
+
+    assert np.all(table.log_chernoff >= chernoff_log_limit(len(table)))
+    shifted = released + (x == 0) * 1.0  # every empty cell one record too high
+    wrong = bias_z_scores_by_count(shifted, x, k=4, epsilon=1.0, variant=variant)
+    assert wrong.log_chernoff.min() < chernoff_log_limit(len(table))

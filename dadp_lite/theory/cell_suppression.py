@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from dadp_lite._validate import (
     check_choice,
@@ -66,8 +67,10 @@ __all__ = [
     "dp_cell_suppression_bias_by_integration",
     "dp_cell_suppression_delta_as_printed",
     "dp_cell_suppression_delta_closed_form",
+    "dp_cell_suppression_error_log_mgf",
     "dp_cell_suppression_exact_delta",
     "dp_cell_suppression_l1_bound_as_printed",
+    "dp_cell_suppression_l1_error_log_mgf",
     "dp_cell_suppression_l1_error_moments",
     "dp_cell_suppression_log10_gap_as_printed",
     "dp_cell_suppression_moments",
@@ -823,6 +826,94 @@ def dp_cell_suppression_bias_by_integration(
             m += 1
         bias[count] = total
     return np.array([bias[c] for c in x])
+
+
+def _log_mgf_grid(t: object) -> np.ndarray:
+    try:
+        grid = np.asarray(t, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("t must be an array of numbers") from None
+    if grid.ndim not in (1, 2) or not np.all(np.isfinite(grid)):
+        raise ValueError("t must be a finite 1-d grid or one row per cell")
+    return grid
+
+
+def _noisy_threshold_intervals(x: np.ndarray, k: float, epsilon: float) -> tuple[np.ndarray, ...]:
+    """Intervals ``(j, j + 1)`` holding ``k~``, ``j = -1 .. top - 1``, and their
+    probabilities; ``P(k~ > top) < 1e-17`` is left out (as in the moments)."""
+    scale = laplace_scale(epsilon)
+    top = int(math.ceil(max(float(x.max()), k) + 80 * scale)) + 2
+    probs = threshold_interval_probabilities(k, epsilon, top)[:-1]  # j = -1..top-1
+    return np.arange(-1, top), probs, scale
+
+
+def dp_cell_suppression_error_log_mgf(
+    counts: object, t: object, *, k: float, epsilon: float, variant: str = "per_cell"
+) -> np.ndarray:
+    """``log E[exp(t (M(x)_i - x_i))]`` of one release, for every cell ``i``.
+
+    ``counts`` has shape ``(m,)``, ``t`` is a grid ``(T,)`` or one row per cell
+    ``(m, T)``; the result is ``(m, T)``. Per cell the error is ``k/2 - x_i`` with
+    probability ``p_i``, else 0. Under the noisy threshold it is
+    ``floor(j/2) - x_i`` when ``k~`` falls in ``(j, j+1)`` with ``j >= x_i``, else 0; the
+    intervals beyond the moments' cut (mass below 1e-17) are left out, which changes the
+    result negligibly for ``t <= 1/b`` (``b = 2/eps``; larger ``t`` raises ``ValueError``).
+    """
+    variant = check_variant(variant)
+    k = check_threshold(k)
+    epsilon = check_epsilon(epsilon)
+    x = check_counts(counts, ndim=1).astype(float)
+    grid = np.broadcast_to(_log_mgf_grid(t), (x.size, np.shape(t)[-1]))
+    if variant == "per_cell":
+        p = suppression_probabilities(x, k=k, epsilon=epsilon)[:, None]
+        with np.errstate(divide="ignore"):
+            return np.logaddexp(np.log1p(-p), np.log(p) + grid * (k / 2 - x)[:, None])
+    j, probs, scale = _noisy_threshold_intervals(x, k, epsilon)
+    if np.any(grid > 1 / scale):
+        raise ValueError(f"t must be at most 1/b = {1 / scale:g} (the cut tail would matter)")
+    error = np.where(j[None, :] >= x[:, None], np.floor(j / 2)[None, :] - x[:, None], 0.0)
+    with np.errstate(divide="ignore"):
+        log_probs = np.log(probs)
+    return special.logsumexp(log_probs[None, None, :] + grid[:, :, None] * error[:, None, :],
+                             axis=2)  # fmt: skip
+
+
+def dp_cell_suppression_l1_error_log_mgf(
+    counts: object, t: object, *, k: float, epsilon: float, variant: str = "per_cell"
+) -> np.ndarray:
+    """``log E[exp(t ||M(x) - x||_1)]`` of one release, for a grid ``t`` of shape ``(T,)``.
+
+    Per cell the cells are independent: the sum over cells of
+    ``log(1 - p_i + p_i exp(t |k/2 - x_i|))``. Under the noisy threshold the L1 error is a
+    function of the interval ``(j, j+1)`` holding ``k~`` (as in
+    :func:`dp_cell_suppression_l1_error_moments`); the cut tail (mass below 1e-17) changes
+    the result negligibly for ``t <= 1 / (2 n b)`` (``n`` cells, ``b = 2/eps``), where the
+    error, at most ``n j`` on interval ``j``, grows slower than the tail decays; larger ``t``
+    raises ``ValueError``.
+    """
+    variant = check_variant(variant)
+    k = check_threshold(k)
+    epsilon = check_epsilon(epsilon)
+    x = check_counts(counts, ndim=1).astype(float)
+    grid = _log_mgf_grid(t)
+    if grid.ndim != 1:
+        raise ValueError("t must be a 1-d grid")
+    if variant == "per_cell":
+        p = suppression_probabilities(x, k=k, epsilon=epsilon)[:, None]
+        with np.errstate(divide="ignore"):
+            terms = np.logaddexp(
+                np.log1p(-p), np.log(p) + grid[None, :] * np.abs(k / 2 - x)[:, None]
+            )
+        return terms.sum(axis=0)
+    j, probs, scale = _noisy_threshold_intervals(x, k, epsilon)
+    if np.any(grid > 1 / (2 * x.size * scale)):
+        raise ValueError(f"t must be at most 1/(2 n b) = {1 / (2 * x.size * scale):g}")
+    values, multiplicity = np.unique(x, return_counts=True)
+    per_value = np.abs(np.floor(j / 2)[None, :] - values[:, None]) * (j[None, :] >= values[:, None])
+    error = (multiplicity[:, None] * per_value).sum(axis=0)
+    with np.errstate(divide="ignore"):
+        log_probs = np.log(probs)
+    return special.logsumexp(log_probs[None, :] + grid[:, None] * error[None, :], axis=1)
 
 
 def dp_cell_suppression_l1_bound_as_printed(counts: object, *, k: float, epsilon: float) -> float:

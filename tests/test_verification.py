@@ -74,3 +74,16 @@ def test_chernoff_bound_refuses_bad_input():
         chernoff_log_bound([np.nan], 0.0, 10, mgf, scale=1.0)
     with pytest.raises(TypeError):
         chernoff_log_bound([0.1], 0.0, 2.5, mgf, scale=1.0)
+
+
+def test_check_grid_accepts_finite_grids_and_names_the_argument():
+    from dadp_lite._validate import check_grid
+
+    assert check_grid([0.1, 0.2]).shape == (2,)
+    assert check_grid([[0.1], [0.2]]).shape == (2, 1)
+    with pytest.raises(ValueError, match="tau"):
+        check_grid([np.inf], "tau")
+    with pytest.raises(ValueError, match="t must"):
+        check_grid(np.zeros((1, 1, 1)))
+    with pytest.raises(TypeError, match="t must"):
+        check_grid(["a"])

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from scipy import special
 
-from dadp_lite._validate import check_counts, check_epsilon, check_epsilons
+from dadp_lite._validate import check_counts, check_epsilon, check_epsilons, check_grid
 from dadp_lite.theory.accounting import discrete_gaussian_pmf
 
 __all__ = [
@@ -61,12 +61,7 @@ def projected_laplace_variance(counts: object, *, epsilon: float) -> np.ndarray:
 def _log_mgf_arguments(counts: object, t: object) -> tuple[np.ndarray, np.ndarray]:
     """Counts as a column ``(m, 1)`` and ``t`` broadcast against it, ``(m, T)``."""
     x = check_counts(counts, ndim=1).astype(float)[:, None]
-    try:
-        t_arr = np.asarray(t, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError("t must be an array of numbers") from None
-    if t_arr.ndim not in (1, 2) or not np.all(np.isfinite(t_arr)):
-        raise ValueError("t must be a finite 1-d grid or one row per count")
+    t_arr = check_grid(t)
     return x, np.broadcast_to(t_arr, (x.shape[0], t_arr.shape[-1]))
 
 

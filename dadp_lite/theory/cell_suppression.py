@@ -46,6 +46,7 @@ from dadp_lite._validate import (
     check_counts,
     check_epsilon,
     check_epsilons,
+    check_grid,
     check_positive,
     check_positive_int,
 )
@@ -828,16 +829,6 @@ def dp_cell_suppression_bias_by_integration(
     return np.array([bias[c] for c in x])
 
 
-def _log_mgf_grid(t: object) -> np.ndarray:
-    try:
-        grid = np.asarray(t, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError("t must be an array of numbers") from None
-    if grid.ndim not in (1, 2) or not np.all(np.isfinite(grid)):
-        raise ValueError("t must be a finite 1-d grid or one row per cell")
-    return grid
-
-
 def _noisy_threshold_intervals(x: np.ndarray, k: float, epsilon: float) -> tuple[np.ndarray, ...]:
     """Intervals ``(j, j + 1)`` holding ``k~``, ``j = -1 .. top - 1``, and their
     probabilities; ``P(k~ > top) < 1e-17`` is left out (as in the moments)."""
@@ -863,7 +854,7 @@ def dp_cell_suppression_error_log_mgf(
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
     x = check_counts(counts, ndim=1).astype(float)
-    grid = np.broadcast_to(_log_mgf_grid(t), (x.size, np.shape(t)[-1]))
+    grid = np.broadcast_to(check_grid(t), (x.size, np.shape(t)[-1]))
     if variant == "per_cell":
         p = suppression_probabilities(x, k=k, epsilon=epsilon)[:, None]
         with np.errstate(divide="ignore"):
@@ -895,7 +886,7 @@ def dp_cell_suppression_l1_error_log_mgf(
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
     x = check_counts(counts, ndim=1).astype(float)
-    grid = _log_mgf_grid(t)
+    grid = check_grid(t)
     if grid.ndim != 1:
         raise ValueError("t must be a 1-d grid")
     if variant == "per_cell":

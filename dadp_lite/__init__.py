@@ -73,7 +73,7 @@ from dadp_lite.metrics import (
 from dadp_lite.paper import PAPER_EPSILONS, PAPER_K, PAPER_QI, PAPER_REPS, paper_tables
 from dadp_lite.plotting import use_style
 from dadp_lite.simulate import chunk_generators, make_rng, simulate
-from dadp_lite.verification import FALSE_FAILURE, z_limit
+from dadp_lite.verification import FALSE_FAILURE, chernoff_log_bound, chernoff_log_limit, z_limit
 
 __version__ = "0.2.0"
 
@@ -137,5 +137,7 @@ __all__ = [
     "theory",
     "use_style",
     "write_excerpt",
+    "chernoff_log_bound",
+    "chernoff_log_limit",
     "z_limit",
 ]

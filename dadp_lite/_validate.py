@@ -155,3 +155,14 @@ def check_rng(rng: object) -> np.random.Generator:
             f"got {type(rng).__name__}"
         )
     return rng
+
+
+def check_grid(values: object, name: str = "t") -> np.ndarray:
+    """A finite grid of real numbers: 1-d, or 2-d with one row per item, as a float array."""
+    try:
+        grid = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers") from None
+    if grid.ndim not in (1, 2) or grid.size == 0 or not np.all(np.isfinite(grid)):
+        raise ValueError(f"{name} must be a non-empty finite 1-d grid or one row per item")
+    return grid

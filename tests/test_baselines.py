@@ -181,3 +181,57 @@ def test_bad_counts_and_rho_are_rejected():
         zcdp_delta(1.0, rho=0.0)
     with pytest.raises(ValueError, match="sigma"):
         projected_discrete_gaussian_bias([1], sigma=-1.0)
+
+
+# ---------------------------------------------------- moment generating functions
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+@pytest.mark.parametrize("x", [0, 1, 7, 200])
+def test_projected_laplace_log_mgf_matches_integration(epsilon, x):
+    from dadp_lite.theory.baselines import projected_laplace_log_mgf
+
+    b = 2 / epsilon
+    for t in (-3.0, -1 / b, -0.1, 0.0, 0.4 / b, 0.9 / b):
+
+        def integrand(u, t=t):
+            return math.exp(t * max(x + u, 0) - t * x - abs(u) / b) / (2 * b)
+
+        pieces = [(-np.inf, -x), (-x, 0.0), (0.0, np.inf)]
+        value = sum(integrate.quad(integrand, lo, hi, limit=200)[0] for lo, hi in pieces)
+        expected = math.log(value) + t * x
+        got = projected_laplace_log_mgf([x], [t], epsilon=epsilon)[0, 0]
+        assert got == pytest.approx(expected, rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 4.0])
+def test_projected_discrete_gaussian_log_mgf_is_the_pmf_sum(sigma):
+    from dadp_lite.theory.accounting import discrete_gaussian_pmf
+    from dadp_lite.theory.baselines import projected_discrete_gaussian_log_mgf
+
+    support, pmf = discrete_gaussian_pmf(sigma)
+    x = np.array([0, 1, 3, 30])
+    t = np.array([-5.0, -0.3, 0.0, 0.2, 1.0]) / sigma
+    got = projected_discrete_gaussian_log_mgf(x, t, sigma=sigma)
+    for i, count in enumerate(x):
+        expected = np.log(
+            (pmf[None, :] * np.exp(t[:, None] * np.maximum(count + support, 0))).sum(1)
+        )
+        np.testing.assert_allclose(got[i], expected, rtol=1e-12, atol=1e-12)
+    # the derivative at 0 is the mean: (K(h) - K(-h)) / 2h -> x + bias
+    h = 1e-6
+    slope = np.diff(projected_discrete_gaussian_log_mgf(x, [-h, h], sigma=sigma), axis=1)[:, 0]
+    mean = x + projected_discrete_gaussian_bias(x, sigma=sigma)
+    np.testing.assert_allclose(slope / (2 * h), mean, rtol=1e-6, atol=1e-6)
+
+
+def test_log_mgfs_refuse_t_outside_their_domain():
+    from dadp_lite.theory.baselines import (
+        projected_discrete_gaussian_log_mgf,
+        projected_laplace_log_mgf,
+    )
+
+    with pytest.raises(ValueError, match="infinite"):
+        projected_laplace_log_mgf([0, 1], [0.5], epsilon=1.0)  # t = 1/b
+    with pytest.raises(ValueError, match="sigma"):
+        projected_discrete_gaussian_log_mgf([0], [2.0], sigma=1.0)
+    with pytest.raises(ValueError):
+        projected_laplace_log_mgf([[0, 1]], [0.1], epsilon=1.0)

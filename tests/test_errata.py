@@ -359,6 +359,24 @@ def test_cell_suppression_privacy_against_closed_forms():
     assert cut.status.label == "wrong; cut, not rounded" and cut.values["printed"] == 0.999
 
 
+def test_cell_suppression_proof_counterexample_against_the_written_out_law():
+    found = errata.result("cs-privacy-proof")
+    values = found.values
+    k, eps = values["k"], values["epsilon"]
+    assert (k, values["bound"], values["x"], values["x-prime"]) == (2, 3, "(1, 1)", "(0, 2)")
+    # D = (1, 1): both counts are k/2, so D outputs (1, 1) with probability 1; D' = (0, 2)
+    # outputs it when both cells are suppressed: P(0 + eta < 2) P(2 + eta < 2)
+    q_point = (1 - 0.5 * math.exp(-eps)) * 0.5
+    assert math.isclose(values["ratio"], 1 / q_point, rel_tol=1e-12)
+    assert values["ratio"] > values["e-epsilon"] == math.exp(eps)
+    assert values["true-mass"] == 0.0 and values["lemma-delta"] == 1.0
+    assert math.isclose(values["proof-mass"], 1 - (1 - 0.5 * math.exp(-eps / 2)) ** 2,
+                        rel_tol=1e-12)  # fmt: skip
+    assert math.isclose(values["printed-delta"], 1 - 0.25 * math.exp(-eps), rel_tol=1e-12)
+    assert values["worst-delta"] <= values["printed-delta"] < values["lemma-delta"]
+    assert found.status.label == "wrong; the theorem holds; its proof does not"
+
+
 # ------------------------------------------------------------------- page source
 def _entries(text: str) -> list[str]:
     """The page's bullet entries (one paragraph each), one string each."""

@@ -74,6 +74,29 @@ def privacy_theorem(
     return Result(status, values)
 
 
+def privacy_proof(*, epsilons: tuple[float, ...], max_bound: int, k: int) -> Result:
+    """The proof's safe set ``{o : o_a = o_b = k/2}``: the smallest pair on which its ratio
+    claim fails (replace-one, two cells, even k, counts up to ``max_bound``, ``epsilons``),
+    the lemma's delta of that pair against the printed delta, and the largest epsilon at
+    which the claim fails at ``k``."""
+    found = cs.proof_set_counterexample(epsilons, max_bound=max_bound)
+    if found is None:
+        raise AssertionError("no counterexample to the proof's ratio claim at this setting")
+    status = bound_status(found.printed_delta, found.lemma_delta, loose_factor=None)
+    if delta_status(found.printed_delta, found.worst_delta).word != "wrong":
+        status = status.qualified("the theorem holds; its proof does not")
+    values = {
+        "k": found.k, "bound": found.bound, "epsilon": found.epsilon,
+        "x": "({}, {})".format(*found.x), "x-prime": "({}, {})".format(*found.x_prime),
+        "ratio": found.ratio, "e-epsilon": math.exp(found.epsilon),
+        "proof-mass": found.proof_mass, "true-mass": found.true_mass,
+        "lemma-delta": found.lemma_delta, "pair-delta": found.pair_delta,
+        "worst-delta": found.worst_delta, "printed-delta": found.printed_delta,
+        "threshold-k": cs.proof_set_threshold(k, bound=max_bound),
+    }  # fmt: skip
+    return Result(status, values)
+
+
 def bias_expression(*, dataset_name: str, k: int, epsilons: tuple[float, ...],
                     epsilon: float) -> Result:  # fmt: skip
     x = dataset(dataset_name).histogram.counts
@@ -148,6 +171,9 @@ FINDINGS: tuple[Finding, ...] = (
             "04-cell-suppression-privacy",
             {"k": PAPER_K, "bound": 10, "epsilons": _EPS, "epsilon": 1.0, "n_cells": 3,
              "dataset_name": _MA, "data_epsilon": _EPS[0]}, privacy_theorem),
+    Finding("cs-privacy-proof", "Proof of the privacy theorem: the safe set",
+            "04-cell-suppression-privacy",
+            {"epsilons": _EPS, "max_bound": 10, "k": PAPER_K}, privacy_proof),
     Finding("cs-bias-expression", "Bias expression (k/2 - x_i) p_i",
             "05-cell-suppression-bias",
             {"dataset_name": _MA, "k": PAPER_K, "epsilons": _EPS, "epsilon": 1.0},

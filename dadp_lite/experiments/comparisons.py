@@ -13,11 +13,14 @@ import numpy as np
 import pandas as pd
 
 from dadp_lite._validate import check_counts
+from dadp_lite.definitions import laplace_scale
 from dadp_lite.theory.cell_suppression import (
     check_variant,
+    dp_cell_suppression_error_log_mgf,
     dp_cell_suppression_moments,
     suppression_probabilities,
 )
+from dadp_lite.verification import chernoff_log_bound
 
 __all__ = ["SimulatedAlpha", "bias_z_scores", "bias_z_scores_by_count", "simulated_alpha"]
 
@@ -113,6 +116,12 @@ def bias_z_scores_by_count(
     (SE over ``reps`` draws). ``clt`` marks groups whose expected number of suppressions
     and non-suppressions both reach ``min_events`` (the z-score is then close to
     normal); groups with zero variance must match exactly (``z`` 0 or inf).
+
+    ``log_chernoff`` needs no normal approximation: the log of the Chernoff bound
+    (:func:`dadp_lite.verification.chernoff_log_bound`, from the exact moment generating
+    function of one draw's error, :func:`dp_cell_suppression_error_log_mgf`) on the chance
+    that the group's mean lies at least as far from its exact bias as observed; 0 for a
+    group with zero variance that matches exactly, ``-inf`` for one that does not.
     """
     variant = check_variant(variant)
     x = check_counts(counts)
@@ -120,6 +129,8 @@ def bias_z_scores_by_count(
     reps = released.shape[0]
     moments = dp_cell_suppression_moments(x, k=k, epsilon=epsilon, variant=variant)
     p = suppression_probabilities(x, k=k, epsilon=epsilon)
+    # the per-cell error is bounded (any t); the noisy threshold's MGF is used up to 1/b
+    limit = math.inf if variant == "per_cell" else 1 / laplace_scale(epsilon)
     rows = []
     for value in np.unique(x):
         cells = np.flatnonzero(x == value)
@@ -130,9 +141,23 @@ def bias_z_scores_by_count(
         se = math.sqrt(moments.variance[first] / draws)
         z = gap / se if se > 0 else (0.0 if abs(gap) < 1e-9 else math.inf)
         events = draws * min(p[first], 1 - p[first])
+        log_chernoff = 0.0 if abs(gap) < 1e-9 else -math.inf
+        if se > 0:
+            log_chernoff = float(
+                chernoff_log_bound(
+                    [gap + moments.bias[first]],
+                    moments.bias[first],
+                    draws,
+                    lambda t, v=value: dp_cell_suppression_error_log_mgf(
+                        [v], t, k=k, epsilon=epsilon, variant=variant
+                    ),
+                    scale=math.sqrt(moments.variance[first]),
+                    positive_limit=limit,
+                )[0]
+            )
         rows.append(
             {"count": int(value), "cells": cells.size, "empirical": gap + moments.bias[first],
              "exact": moments.bias[first], "se": se, "z": z,
-             "clt": bool(events >= min_events and se > 0)}
+             "clt": bool(events >= min_events and se > 0), "log_chernoff": log_chernoff}
         )  # fmt: skip
     return pd.DataFrame(rows)

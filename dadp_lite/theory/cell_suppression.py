@@ -39,30 +39,39 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from dadp_lite._validate import (
     check_choice,
     check_counts,
     check_epsilon,
     check_epsilons,
+    check_grid,
     check_positive,
     check_positive_int,
 )
 from dadp_lite.definitions import VARIANTS, laplace_scale
-from dadp_lite.theory.privacy import exact_delta, histograms_up_to
+from dadp_lite.theory import lemma
+from dadp_lite.theory.privacy import exact_delta, histograms_up_to, hockey_stick, neighbours
 
 __all__ = [
+    "BRUTE_FORCE_TABLE_LIMIT",
     "VARIANTS",
     "CellSuppressionMoments",
+    "ProofSetCounterexample",
     "WorstCase",
+    "brute_force_exact_delta",
+    "brute_force_table_size",
     "cell_suppression_bias",
     "dp_cell_suppression_bias",
     "dp_cell_suppression_bias_as_printed",
     "dp_cell_suppression_bias_by_integration",
     "dp_cell_suppression_delta_as_printed",
     "dp_cell_suppression_delta_closed_form",
+    "dp_cell_suppression_error_log_mgf",
     "dp_cell_suppression_exact_delta",
     "dp_cell_suppression_l1_bound_as_printed",
+    "dp_cell_suppression_l1_error_log_mgf",
     "dp_cell_suppression_l1_error_moments",
     "dp_cell_suppression_log10_gap_as_printed",
     "dp_cell_suppression_moments",
@@ -71,6 +80,9 @@ __all__ = [
     "laplace_cdf",
     "noisy_threshold_output_distribution",
     "per_cell_output_distribution",
+    "proof_set_counterexample",
+    "proof_set_ratio",
+    "proof_set_threshold",
     "suppression_probabilities",
     "threshold_interval_probabilities",
 ]
@@ -420,24 +432,39 @@ def dp_cell_suppression_pair_delta(
     return exact_delta(p / p.sum(), q / q.sum(), at_eps)
 
 
+def _histogram_batch(x: object, bound: int) -> tuple[np.ndarray, bool]:
+    """Counts as a 2-D batch ``(m, n)`` (one histogram per row) and whether one was given."""
+    counts = check_counts(x, "x")
+    if counts.ndim not in (1, 2):
+        raise ValueError(f"x must be a histogram or a 2-D batch of them, got shape {counts.shape}")
+    if np.any(counts > bound):
+        raise ValueError(f"x has counts above bound={bound}")
+    return np.atleast_2d(counts), counts.ndim == 1
+
+
 def per_cell_output_distribution(x: object, *, k: float, epsilon: float, bound: int) -> np.ndarray:
     """Full output law of the per-cell variant over the fixed outcome list ``V^n``.
 
     ``V`` is ``0..bound`` followed by ``k/2`` (dropped when ``k/2`` is already in
-    ``0..bound``); outcomes are in C order over ``V^n``. For brute-force checks only.
+    ``0..bound``: a count ``k/2`` then outputs ``k/2`` whether suppressed or not); outcomes
+    are in C order over ``V^n``. ``x`` is one histogram (counts in ``0..bound``) or a 2-D
+    batch of them (one law per row). For brute-force checks only.
     """
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
     bound = _check_bound(bound)
-    x = check_counts(x)
+    batch, one = _histogram_batch(x, bound)
     values = list(range(bound + 1))
     if k / 2 not in values:
         values.append(k / 2)
-    joint = np.ones(1)
-    for count in x:
-        law = _per_cell_cell_distribution(int(count), k, epsilon)
-        joint = np.outer(joint, [law.get(float(v), 0.0) for v in values]).ravel()
-    return joint
+    cell_laws = np.array([
+        [law.get(float(v), 0.0) for v in values]
+        for law in (_per_cell_cell_distribution(c, k, epsilon) for c in range(bound + 1))
+    ])  # fmt: skip
+    joint = np.ones((batch.shape[0], 1))
+    for cell in batch.T:  # independent cells: the joint law is the product
+        joint = (joint[:, :, None] * cell_laws[cell][:, None, :]).reshape(batch.shape[0], -1)
+    return joint[0] if one else joint
 
 
 def noisy_threshold_output_distribution(
@@ -448,24 +475,231 @@ def noisy_threshold_output_distribution(
     Outcomes: every vector in ``{0..bound}^n`` (C order), then one "tail" outcome for
     ``k~ > 2 (bound + 1)`` (all cells suppressed to a value above ``bound``). Built from
     the interval probabilities of ``k~`` independently of the pair-wise enumeration.
+    ``x`` is one histogram or a 2-D batch of them (one law per row).
     """
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
     bound = _check_bound(bound)
-    x = check_counts(x)
-    if np.any(x > bound):
-        raise ValueError(f"x has counts above bound={bound}")
+    batch, one = _histogram_batch(x, bound)
+    m, n = batch.shape
     top = 2 * (bound + 1)
     probs = threshold_interval_probabilities(k, epsilon, top)
-    out = np.zeros((bound + 1) ** x.size + 1)
-    for j, prob in zip(range(-1, top), probs[:-1], strict=True):
-        released = np.where(x <= j, j // 2, x)
-        if np.all(released <= bound):
-            out[np.ravel_multi_index(tuple(released), (bound + 1,) * x.size)] += prob
-        else:  # all suppressed to a value above bound: lumped with the tail
-            out[-1] += prob
-    out[-1] += probs[-1]
-    return out
+    j = np.arange(-1, top)[None, :, None]  # one row per interval (j, j + 1) holding k~
+    released = np.where(batch[:, None, :] <= j, j // 2, batch[:, None, :])  # (m, top + 1, n)
+    inside = np.all(released <= bound, axis=2)
+    rows, intervals = np.nonzero(inside)
+    codes = np.ravel_multi_index(tuple(released[rows, intervals].T), (bound + 1,) * n)
+    out = np.zeros((m, (bound + 1) ** n + 1))
+    np.add.at(out, (rows, codes), probs[:-1][intervals])
+    # all suppressed to a value above bound: lumped with the tail
+    out[:, -1] = (probs[:-1][None, :] * ~inside).sum(axis=1) + probs[-1]
+    return out[0] if one else out
+
+
+# ------------------------------------------------------------ brute-force cross-check
+#: Largest full output table (histograms x outcomes) the brute force builds.
+BRUTE_FORCE_TABLE_LIMIT = 12_000_000
+
+
+def brute_force_table_size(n_cells: int, bound: int) -> int:
+    """Entries of the output table :func:`brute_force_exact_delta` builds: ``(B + 1)^n``
+    histograms times ``(B + 1)^n + 1`` outcomes (the noisy threshold's list, the longer)."""
+    n_cells = check_positive_int(n_cells, "n_cells")
+    bound = _check_bound(bound)
+    return (bound + 1) ** n_cells * ((bound + 1) ** n_cells + 1)
+
+
+def brute_force_exact_delta(
+    epsilon: object,
+    *,
+    k: float,
+    bound: int,
+    adjacency: str = "replace",
+    variant: str = "per_cell",
+    n_cells: int = 2,
+) -> float | np.ndarray:
+    """Exact worst-case delta by brute force, independently of the fast enumeration.
+
+    Every histogram of ``n_cells`` cells with counts in ``0..bound`` gets its full output
+    law over one fixed outcome list (:func:`per_cell_output_distribution` or
+    :func:`noisy_threshold_output_distribution`); every ordered neighbouring pair
+    (:func:`dadp_lite.theory.privacy.neighbours`) gets its hockey-stick divergence, and the
+    largest is returned. No structure of the mechanism is used (no cancelling of equal
+    cells, no coupling, no symmetry), so this checks :func:`dp_cell_suppression_exact_delta`
+    and the closed forms. The table has :func:`brute_force_table_size` entries, at most
+    :data:`BRUTE_FORCE_TABLE_LIMIT`.
+    """
+    eps, scalar = _dp_delta_inputs(epsilon)
+    k = check_threshold(k)
+    bound = _check_bound(bound)
+    adjacency = _check_adjacency(adjacency)
+    variant = check_variant(variant)
+    n_cells = check_positive_int(n_cells, "n_cells", minimum=2)
+    size = brute_force_table_size(n_cells, bound)
+    if size > BRUTE_FORCE_TABLE_LIMIT:
+        raise ValueError(f"the output table would have {size} entries, more than "
+                         f"{BRUTE_FORCE_TABLE_LIMIT}: lower bound or n_cells")  # fmt: skip
+    law = per_cell_output_distribution if variant == "per_cell" else (
+        noisy_threshold_output_distribution)  # fmt: skip
+    histograms = histograms_up_to(n_cells, bound)
+    position = {tuple(h): i for i, h in enumerate(histograms.tolist())}
+    pairs = np.array([(i, position[tuple(y.tolist())])
+                      for i, h in enumerate(histograms)
+                      for y in neighbours(h, adjacency, bound)])  # fmt: skip
+    worst = np.empty(eps.size)
+    for index, e in enumerate(eps):
+        table = law(histograms, k=k, epsilon=float(e), bound=bound)
+        # hockey stick over P's support only: the columns of each row's non-zero outcomes
+        nonzero = table > 0
+        width = int(nonzero.sum(axis=1).max())
+        columns = np.argsort(~nonzero, axis=1, kind="stable")[:, :width]  # padding: zeros
+        p = np.take_along_axis(table, columns, axis=1)[pairs[:, 0]]
+        q = table[pairs[:, 1][:, None], columns[pairs[:, 0]]]
+        with np.errstate(over="ignore", invalid="ignore"):
+            gaps = np.where(q > 0, p - np.exp(e) * q, p)
+        worst[index] = np.maximum(gaps, 0.0).sum(axis=1).max()
+    return float(worst[0]) if scalar else worst
+
+
+# ------------------------------------------------------------- the proof's safe set
+@dataclass(frozen=True)
+class ProofSetCounterexample:
+    """A replace-one pair on which the privacy theorem's proof fails, with its numbers.
+
+    The proof takes the safe set ``S_ = {o : o_a = o_b = k/2}`` of the two cells that differ
+    and claims (i) a likelihood ratio at most ``e^eps`` on it and (ii)
+    ``P(S_) = P(a suppressed) P(b suppressed)``. For even ``k`` a cell whose count is
+    ``k/2`` outputs ``k/2`` whether or not it is suppressed, which breaks both.
+
+    ``x`` and ``x_prime`` are the counts of the two cells that differ (the other cells have
+    one law under both inputs and cancel). ``ratio`` is ``P(M(D) = o) / P(M(D') = o)`` on
+    ``S_`` (one value: ``S_`` fixes both cells); ``proof_mass`` the proof's
+    ``P(S_^c) = 1 - p_a p_b``, ``true_mass`` the true ``P(M(D) not in S_)``;
+    ``lemma_delta`` the lemma's ``P(S^c)`` with the true set ``S``
+    (:func:`dadp_lite.theory.lemma.lemma_delta`) and ``pair_delta`` the exact delta
+    ``H_eps(P || Q)`` of this ordered pair; ``worst_delta`` the exact worst-case delta at
+    ``(k, B, eps)`` (per cell, replace-one) and ``printed_delta`` the theorem's.
+    """
+
+    k: int
+    bound: int
+    epsilon: float
+    x: tuple[int, int]
+    x_prime: tuple[int, int]
+    ratio: float
+    proof_mass: float
+    true_mass: float
+    lemma_delta: float
+    pair_delta: float
+    worst_delta: float
+    printed_delta: float
+
+
+def _safe_output_probabilities(k: int, epsilon: float, bound: int) -> np.ndarray:
+    """``P(a cell with count c outputs k/2)`` for ``c = 0..bound`` (``k`` even): the
+    suppression probability, except for ``c = k/2``, which outputs ``k/2`` whether
+    suppressed or not (probability 1). This is the entry ``k/2`` of the per-cell output law
+    (:func:`per_cell_output_distribution`), computed from the Laplace CDF in the accurate
+    tail so that large ``epsilon`` does not round ``1 - P(released)`` to zero."""
+    counts = np.arange(bound + 1)
+    suppressed = suppression_probabilities(counts, k=k, epsilon=epsilon)
+    return np.where(counts == k // 2, 1.0, suppressed)
+
+
+def _check_even_k(k: object, bound: object) -> int:
+    k = check_positive_int(k, "k")
+    bound = _check_bound(bound)
+    if k % 2 or k >= bound:
+        raise ValueError(f"k must be even and below bound, got k={k}, bound={bound}")
+    return k
+
+
+def _replace_pairs(bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered replace-one pair of two-cell histograms with counts in 0..bound, in
+    C order of D's counts (then of the neighbour's): arrays ``x``, ``x_prime`` (m, 2)."""
+    pairs = [(x, y) for x in histograms_up_to(2, bound) for y in neighbours(x, "replace", bound)]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+def proof_set_ratio(x: object, x_prime: object, *, k: int, epsilon: float, bound: int) -> float:
+    """Likelihood ratio ``P(M(D) = o) / P(M(D') = o)`` on the proof's safe set
+    ``{o : o_a = o_b = k/2}`` for the two cells that differ (counts ``x`` in D, ``x_prime``
+    in D'), from the exact per-cell output law; ``k`` even and below ``bound``."""
+    k = _check_even_k(k, bound)
+    a, b = (check_counts(v, name, ndim=1) for v, name in ((x, "x"), (x_prime, "x_prime")))
+    if a.shape != (2,) or b.shape != (2,) or a.max() > bound or b.max() > bound:
+        raise ValueError("x and x_prime must be the two differing counts, within 0..bound")
+    half = _safe_output_probabilities(k, check_epsilon(epsilon), bound)
+    return float(half[a].prod() / half[b].prod())
+
+
+def _proof_pair_numbers(
+    x: np.ndarray, y: np.ndarray, k: int, bound: int, epsilon: float
+) -> ProofSetCounterexample:
+    p = per_cell_output_distribution(x, k=k, epsilon=epsilon, bound=bound)
+    q = per_cell_output_distribution(y, k=k, epsilon=epsilon, bound=bound)
+    at = (k // 2) * (bound + 1) + k // 2  # the outcome (k/2, k/2) of V^2, V = 0..bound
+    suppressed = suppression_probabilities(x, k=k, epsilon=epsilon)
+    return ProofSetCounterexample(
+        k=k, bound=bound, epsilon=epsilon, x=(int(x[0]), int(x[1])),
+        x_prime=(int(y[0]), int(y[1])), ratio=float(p[at] / q[at]),
+        proof_mass=float(1 - suppressed.prod()), true_mass=float(1 - p[at]),
+        lemma_delta=float(lemma.lemma_delta(p, q, epsilon)),
+        pair_delta=float(hockey_stick(p, q, epsilon)),
+        worst_delta=float(dp_cell_suppression_exact_delta(epsilon, k=k, bound=bound)),
+        printed_delta=float(dp_cell_suppression_delta_as_printed(epsilon, k, bound)),
+    )  # fmt: skip
+
+
+def proof_set_counterexample(epsilons: object, *, max_bound: int) -> ProofSetCounterexample | None:
+    """The smallest counterexample to the proof's ratio claim on its safe set, or None.
+
+    Searches replace-one pairs of two-cell histograms (the cells that differ) with the
+    exact per-cell output law, in this order: even ``k = 2, 4, ...`` below ``max_bound``;
+    then ``B = k + 1, ..., max_bound`` (the theorem needs ``k < B``); then the pair (D's
+    counts, then D''s, in C order, counts in ``0..B``); then ``epsilon`` ascending. The
+    first pair whose ratio on ``{o : o_a = o_b = k/2}`` exceeds ``e^eps`` (by more than
+    round-off) is returned with its numbers (:class:`ProofSetCounterexample`).
+    """
+    grid = np.sort(np.atleast_1d(check_epsilons(epsilons)))
+    max_bound = check_positive_int(max_bound, "max_bound", minimum=3)
+    for k in range(2, max_bound, 2):
+        for bound in range(k + 1, max_bound + 1):
+            x, y = _replace_pairs(bound)
+            half = {float(e): _safe_output_probabilities(k, float(e), bound) for e in grid}
+            for i in range(len(x)):
+                for e in grid:
+                    ratio = half[float(e)][x[i]].prod() / half[float(e)][y[i]].prod()
+                    if ratio > math.exp(e) * (1 + 1e-12):
+                        return _proof_pair_numbers(x[i], y[i], k, bound, float(e))
+    return None
+
+
+def proof_set_threshold(k: int, *, bound: int, high: float = 20.0) -> float:
+    """Largest epsilon at which the proof's ratio claim fails for some pair, at even ``k``.
+
+    ``max over pairs of ln(ratio) - eps`` (replace-one pairs of two cells with counts in
+    ``0..bound``) is scanned on a log grid of 400 values of epsilon in ``[1e-3, high]``;
+    the last sign change is refined by bisection (``scipy.optimize.brentq``). Below the
+    returned value some pair contradicts the claim; at every grid point above it none does.
+    """
+    from scipy import optimize
+
+    k = _check_even_k(k, bound)
+    x, y = _replace_pairs(bound)
+
+    def excess(e: float) -> float:
+        half = _safe_output_probabilities(k, e, bound)
+        with np.errstate(divide="ignore"):
+            log_ratio = np.log(half[x]).sum(axis=1) - np.log(half[y]).sum(axis=1)
+        return float(np.nanmax(log_ratio) - e)
+
+    grid = np.geomspace(1e-3, check_positive(high, "high"), 400)
+    signs = np.array([excess(float(e)) > 0 for e in grid])
+    if not signs[0] or signs[-1]:
+        raise ValueError(f"no sign change of the ratio excess on [1e-3, {high}] at k={k}")
+    last = int(np.flatnonzero(signs)[-1])
+    return float(optimize.brentq(excess, grid[last], grid[last + 1], xtol=1e-12))
 
 
 # --------------------------------------------------------------------------- bias
@@ -593,6 +827,84 @@ def dp_cell_suppression_bias_by_integration(
             m += 1
         bias[count] = total
     return np.array([bias[c] for c in x])
+
+
+def _noisy_threshold_intervals(x: np.ndarray, k: float, epsilon: float) -> tuple[np.ndarray, ...]:
+    """Intervals ``(j, j + 1)`` holding ``k~``, ``j = -1 .. top - 1``, and their
+    probabilities; ``P(k~ > top) < 1e-17`` is left out (as in the moments)."""
+    scale = laplace_scale(epsilon)
+    top = int(math.ceil(max(float(x.max()), k) + 80 * scale)) + 2
+    probs = threshold_interval_probabilities(k, epsilon, top)[:-1]  # j = -1..top-1
+    return np.arange(-1, top), probs, scale
+
+
+def dp_cell_suppression_error_log_mgf(
+    counts: object, t: object, *, k: float, epsilon: float, variant: str = "per_cell"
+) -> np.ndarray:
+    """``log E[exp(t (M(x)_i - x_i))]`` of one release, for every cell ``i``.
+
+    ``counts`` has shape ``(m,)``, ``t`` is a grid ``(T,)`` or one row per cell
+    ``(m, T)``; the result is ``(m, T)``. Per cell the error is ``k/2 - x_i`` with
+    probability ``p_i``, else 0. Under the noisy threshold it is
+    ``floor(j/2) - x_i`` when ``k~`` falls in ``(j, j+1)`` with ``j >= x_i``, else 0; the
+    intervals beyond the moments' cut (mass below 1e-17) are left out, which changes the
+    result negligibly for ``t <= 1/b`` (``b = 2/eps``; larger ``t`` raises ``ValueError``).
+    """
+    variant = check_variant(variant)
+    k = check_threshold(k)
+    epsilon = check_epsilon(epsilon)
+    x = check_counts(counts, ndim=1).astype(float)
+    grid = np.broadcast_to(check_grid(t), (x.size, np.shape(t)[-1]))
+    if variant == "per_cell":
+        p = suppression_probabilities(x, k=k, epsilon=epsilon)[:, None]
+        with np.errstate(divide="ignore"):
+            return np.logaddexp(np.log1p(-p), np.log(p) + grid * (k / 2 - x)[:, None])
+    j, probs, scale = _noisy_threshold_intervals(x, k, epsilon)
+    if np.any(grid > 1 / scale):
+        raise ValueError(f"t must be at most 1/b = {1 / scale:g} (the cut tail would matter)")
+    error = np.where(j[None, :] >= x[:, None], np.floor(j / 2)[None, :] - x[:, None], 0.0)
+    with np.errstate(divide="ignore"):
+        log_probs = np.log(probs)
+    return special.logsumexp(log_probs[None, None, :] + grid[:, :, None] * error[:, None, :],
+                             axis=2)  # fmt: skip
+
+
+def dp_cell_suppression_l1_error_log_mgf(
+    counts: object, t: object, *, k: float, epsilon: float, variant: str = "per_cell"
+) -> np.ndarray:
+    """``log E[exp(t ||M(x) - x||_1)]`` of one release, for a grid ``t`` of shape ``(T,)``.
+
+    Per cell the cells are independent: the sum over cells of
+    ``log(1 - p_i + p_i exp(t |k/2 - x_i|))``. Under the noisy threshold the L1 error is a
+    function of the interval ``(j, j+1)`` holding ``k~`` (as in
+    :func:`dp_cell_suppression_l1_error_moments`); the cut tail (mass below 1e-17) changes
+    the result negligibly for ``t <= 1 / (2 n b)`` (``n`` cells, ``b = 2/eps``), where the
+    error, at most ``n j`` on interval ``j``, grows slower than the tail decays; larger ``t``
+    raises ``ValueError``.
+    """
+    variant = check_variant(variant)
+    k = check_threshold(k)
+    epsilon = check_epsilon(epsilon)
+    x = check_counts(counts, ndim=1).astype(float)
+    grid = check_grid(t)
+    if grid.ndim != 1:
+        raise ValueError("t must be a 1-d grid")
+    if variant == "per_cell":
+        p = suppression_probabilities(x, k=k, epsilon=epsilon)[:, None]
+        with np.errstate(divide="ignore"):
+            terms = np.logaddexp(
+                np.log1p(-p), np.log(p) + grid[None, :] * np.abs(k / 2 - x)[:, None]
+            )
+        return terms.sum(axis=0)
+    j, probs, scale = _noisy_threshold_intervals(x, k, epsilon)
+    if np.any(grid > 1 / (2 * x.size * scale)):
+        raise ValueError(f"t must be at most 1/(2 n b) = {1 / (2 * x.size * scale):g}")
+    values, multiplicity = np.unique(x, return_counts=True)
+    per_value = np.abs(np.floor(j / 2)[None, :] - values[:, None]) * (j[None, :] >= values[:, None])
+    error = (multiplicity[:, None] * per_value).sum(axis=0)
+    with np.errstate(divide="ignore"):
+        log_probs = np.log(probs)
+    return special.logsumexp(log_probs[None, :] + grid[:, None] * error[None, :], axis=1)
 
 
 def dp_cell_suppression_l1_bound_as_printed(counts: object, *, k: float, epsilon: float) -> float:

@@ -151,7 +151,6 @@ class Mechanism:
     in_tables: bool = False
     worst_pair: Callable[..., NeighbourPair] | None = None
     pair_delta: Callable[..., float | np.ndarray] | None = None
-    printed_status: str = ""
 
     @property
     def private(self) -> bool:
@@ -759,7 +758,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_shift_pair,
         pair_delta=_laplace_pair_delta,
-        printed_status="valid",
     ),
     Mechanism(
         name="discrete_gaussian",
@@ -787,7 +785,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_shift_pair,
         pair_delta=_dg_pair_delta,
-        printed_status="unclear",
     ),
     Mechanism(
         name="dp_cell_suppression",
@@ -808,7 +805,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_cs_pair("per_cell"),
         pair_delta=_cs_pair_delta("per_cell"),
-        printed_status="valid",
     ),
     Mechanism(
         name="dp_swapping",
@@ -830,7 +826,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_sw_pair("cell"),
         pair_delta=_sw_pair_delta("cell"),
-        printed_status="wrong",
     ),
     Mechanism(
         name="dp_k_anonymity",
@@ -851,7 +846,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_ka_pair,
         pair_delta=_ka_pair_delta,
-        printed_status="valid",
     ),
     Mechanism(
         name="dp_cell_suppression_threshold",
@@ -871,7 +865,6 @@ _ENTRIES = (
         reference_delta=_cs_reference("noisy_threshold"),
         worst_pair=_cs_pair("noisy_threshold"),
         pair_delta=_cs_pair_delta("noisy_threshold"),
-        printed_status="valid",
     ),
     Mechanism(
         name="dp_swapping_record",
@@ -891,7 +884,6 @@ _ENTRIES = (
         reference_delta=_sw_reference("record"),
         worst_pair=_sw_pair("record"),
         pair_delta=_sw_pair_delta("record"),
-        printed_status="valid",
     ),
     Mechanism(
         name="cell_suppression",

@@ -275,7 +275,8 @@ def compare_indicator_bias(indicator: np.ndarray, expected: np.ndarray) -> dict[
     in which it differs from ``1{x_i < k}`` is Binomial(R, b_i) under the theorem, with
     b_i the expected bias. Each cell gets the exact two-sided binomial tail probability of
     its observed count (cells with b_i = 0 must never differ). Returns ``min_p_value``
-    (to be compared with :data:`TAIL_4_5_SIGMA`), ``max_abs_z`` (z-score with the
+    (to be compared with ``FALSE_FAILURE / n`` over the ``n`` cells tested together: a tail
+    probability is at most ``p`` with probability at most ``p``), ``max_abs_z`` (z-score with the
     theorem's standard error sqrt(b (1 - b) / R), over cells with R b (1 - b) >= 10, where
     the normal approximation is fair), ``n_tested`` and ``n_normal``.
     """

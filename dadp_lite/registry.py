@@ -152,7 +152,6 @@ class Mechanism:
     in_tables: bool = False
     worst_pair: Callable[..., NeighbourPair] | None = None
     pair_delta: Callable[..., float | np.ndarray] | None = None
-    printed_status: str = ""
 
     @property
     def private(self) -> bool:
@@ -768,7 +767,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_shift_pair,
         pair_delta=_laplace_pair_delta,
-        printed_status="valid",
     ),
     Mechanism(
         name="discrete_gaussian",
@@ -796,7 +794,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_shift_pair,
         pair_delta=_dg_pair_delta,
-        printed_status="unclear",
     ),
     Mechanism(
         name="dp_cell_suppression",
@@ -817,7 +814,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_cs_pair("per_cell"),
         pair_delta=_cs_pair_delta("per_cell"),
-        printed_status="valid",
     ),
     Mechanism(
         name="dp_swapping",
@@ -839,7 +835,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_sw_pair("cell"),
         pair_delta=_sw_pair_delta("cell"),
-        printed_status="wrong",
     ),
     Mechanism(
         name="dp_k_anonymity",
@@ -860,7 +855,6 @@ _ENTRIES = (
         in_tables=True,
         worst_pair=_ka_pair,
         pair_delta=_ka_pair_delta,
-        printed_status="valid",
     ),
     Mechanism(
         name="dp_cell_suppression_threshold",
@@ -880,7 +874,6 @@ _ENTRIES = (
         reference_delta=_cs_reference("noisy_threshold"),
         worst_pair=_cs_pair("noisy_threshold"),
         pair_delta=_cs_pair_delta("noisy_threshold"),
-        printed_status="valid",
     ),
     Mechanism(
         name="dp_swapping_record",
@@ -900,7 +893,6 @@ _ENTRIES = (
         reference_delta=_sw_reference("record"),
         worst_pair=_sw_pair("record"),
         pair_delta=_sw_pair_delta("record"),
-        printed_status="valid",
     ),
     Mechanism(
         name="cell_suppression",

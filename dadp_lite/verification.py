@@ -30,6 +30,7 @@ from dadp_lite._validate import check_positive_int, check_probability
 
 __all__ = [
     "FALSE_FAILURE",
+    "bernstein_limit",
     "binomial_limits",
     "chernoff_log_bound",
     "chernoff_log_limit",
@@ -113,3 +114,34 @@ def chernoff_log_bound(
     log_mgf_values = np.asarray(log_mgf(np.where(usable, t, 0.0)), dtype=float)
     exponent = np.where(usable, reps * (log_mgf_values - t * obs[:, None]), np.inf)
     return np.minimum(exponent.min(axis=1), 0.0)
+
+
+def bernstein_limit(
+    variance: object,
+    bound: object,
+    n: int,
+    n_tests: int = 1,
+    false_failure: float = FALSE_FAILURE,
+) -> np.ndarray:
+    """Largest deviation of a mean of ``n`` independent draws from its expectation that a
+    check accepts, valid at every ``n`` (no normal approximation).
+
+    Each draw has variance ``variance`` and lies within ``bound`` of its expectation
+    (arrays allowed, one check per element). Bernstein's inequality,
+    ``P(|sum - n mu| >= s) <= 2 exp(-s^2 / (2 (n variance + bound s / 3)))``, set equal
+    to ``false_failure / n_tests`` and solved for ``s``, gives the half-width
+    ``(L bound / 3 + sqrt((L bound / 3)^2 + 2 L n variance)) / n`` with
+    ``L = log(2 n_tests / false_failure)``.
+    """
+    n = check_positive_int(n, "n")
+    n_tests = check_positive_int(n_tests, "n_tests")
+    false_failure = check_probability(false_failure, "false_failure")
+    variance = np.asarray(variance, dtype=float)
+    bound = np.asarray(bound, dtype=float)
+    if np.any(~np.isfinite(variance)) or np.any(variance < 0):
+        raise ValueError("variance must be finite and >= 0")
+    if np.any(~np.isfinite(bound)) or np.any(bound < 0):
+        raise ValueError("bound must be finite and >= 0")
+    log_term = np.log(2 * n_tests / false_failure)
+    linear = log_term * bound / 3
+    return (linear + np.sqrt(linear**2 + 2 * log_term * n * variance)) / n

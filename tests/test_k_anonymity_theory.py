@@ -6,10 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 import dadp_lite as dl
+from dadp_lite.definitions import sampling_probability
 from dadp_lite.theory.k_anonymity import (
-    TAIL_4_5_SIGMA,
     compare_indicator_bias,
     d_as_printed,
     d_corrected,
@@ -124,8 +125,8 @@ def test_indicator_bias_matches_row_subsampling(k, epsilon):
     indicator = (sampled < k).astype(float) - (hist.counts < k)
     result = compare_indicator_bias(indicator, indicator_bias_as_printed(hist.counts, k, beta))
     assert result["n_normal"] > 10
-    assert result["max_abs_z"] <= 4.5
-    assert result["min_p_value"] >= TAIL_4_5_SIGMA
+    # the chapter's design: exact binomial tails, false failure 1e-6 over all cells tested
+    assert result["min_p_value"] >= dl.FALSE_FAILURE / result["n_tested"]
 
 
 @pytest.mark.parametrize(
@@ -144,3 +145,56 @@ def test_indicator_bias_matches_row_subsampling(k, epsilon):
 def test_bad_input_raises(call, error):
     with pytest.raises(error):
         call()
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0, 4.0])
+@pytest.mark.parametrize("bound", [1, 3, 12])
+def test_proof_set_delta_is_the_minimum_over_every_pair_and_at_most_d(epsilon, bound):
+    from dadp_lite.theory.k_anonymity import d_proof_set, proof_set_probability
+
+    beta = sampling_probability(epsilon)
+    smallest = min(proof_set_probability(v, w, beta, epsilon)
+                   for w in range(1, bound + 1) for v in range(bound))  # fmt: skip
+    assert d_proof_set(beta, epsilon, bound) == pytest.approx(1 - smallest, abs=1e-12)
+    assert d_proof_set(beta, epsilon, bound) <= d_corrected(2, beta, epsilon, bound) + 1e-12
+    assert d_proof_set(beta, epsilon, bound) >= beta - 1e-12  # the lone record: P(S) <= 1 - beta
+
+
+def test_proof_set_probability_uses_the_larger_threshold_on_the_smaller_count():
+    from dadp_lite.theory.k_anonymity import proof_set_probability
+
+    beta, epsilon = 0.6, 1.0
+    nu = lambda w: math.floor((1 - math.exp(-epsilon)) * w)  # noqa: E731
+    expected = binom.cdf(nu(3), 3, beta) * binom.cdf(nu(5), 4, beta)
+    assert proof_set_probability(4, 3, beta, epsilon) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="x_last"):
+        proof_set_probability(1, 0, beta, epsilon)
+
+
+def test_sum_from_one_gives_one_because_w_one_has_threshold_zero():
+    from dadp_lite.theory.k_anonymity import d_sum_from_one
+
+    for epsilon in (0.1, 0.5, 4.0, 20.0):
+        assert d_sum_from_one(2, sampling_probability(epsilon), epsilon, 5) == 1.0
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_edge_pairs_and_add_remove_reach_beta_exactly_at_large_counts(epsilon):
+    from dadp_lite.theory.k_anonymity import subsampling_delta_edge_pairs
+
+    beta = sampling_probability(epsilon)
+    assert subsampling_delta_edge_pairs(beta, epsilon, 60) == pytest.approx(beta, abs=1e-12)
+    assert subsampling_delta(beta, epsilon, 60, "add_remove") == pytest.approx(beta, abs=1e-12)
+    small = subsampling_delta(beta, epsilon, 4, "replace")
+    assert subsampling_delta_edge_pairs(beta, epsilon, 4) <= small + 1e-12
+
+
+def test_thinned_histogram_law_is_the_product_of_binomials():
+    from dadp_lite.theory.k_anonymity import thinned_histogram_law
+
+    law = thinned_histogram_law([2, 1], 0.3, 3).reshape(4, 4)
+    assert law.sum() == pytest.approx(1.0, abs=1e-12)
+    assert law[1, 0] == pytest.approx(2 * 0.3 * 0.7 * 0.7, rel=1e-12)
+    assert law[3].sum() == 0.0 and law[:, 2:].sum() == 0.0
+    with pytest.raises(ValueError, match="x must"):
+        thinned_histogram_law([4], 0.3, 3)

@@ -206,3 +206,64 @@ def test_closed_form_cell_delta_holds_at_nine_qi_values_for_counts_up_to_ten(eps
 
     worst, _ = dp_swapping_cell_worst_pair(epsilon, n_q=9, bound=10)
     assert worst == pytest.approx(dp_swapping_cell_delta(epsilon, 9, bound=10), abs=1e-12)
+
+
+@pytest.mark.parametrize("n_q", [2, 3, 9])
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+def test_two_block_delta_depends_only_on_the_equality_pattern(n_q, epsilon):
+    from dadp_lite.theory.swapping import (
+        dp_swapping_cell_pair_pattern,
+        dp_swapping_cell_pattern_deltas,
+        dp_swapping_pair_delta,
+    )
+
+    representative = {
+        tuple(dp_swapping_cell_pair_pattern(a, b)): value
+        for (a, b), value in dp_swapping_cell_pattern_deltas(epsilon, n_q=n_q, bound=7)
+    }
+    for a in range(1, 8):
+        for b in range(7):
+            x = np.zeros((1, n_q), dtype=int)
+            y = np.zeros((1, n_q), dtype=int)
+            x[0, :2], y[0, :2] = (a, b), (a - 1, b + 1)
+            value = dp_swapping_pair_delta(x, y, epsilon, "cell")
+            pattern = tuple(dp_swapping_cell_pair_pattern(a, b))
+            assert value == pytest.approx(representative[pattern], abs=1e-12), (a, b)
+
+
+def test_every_pattern_occurs_with_counts_up_to_four():
+    from dadp_lite.theory.swapping import dp_swapping_cell_pair_pattern
+
+    def patterns(bound):
+        a, b = np.meshgrid(np.arange(1, bound + 1), np.arange(bound), indexing="ij")
+        return {tuple(p) for p in dp_swapping_cell_pair_pattern(a.ravel(), b.ravel())}
+
+    assert len(patterns(4)) == 9 and patterns(200) == patterns(4)
+    assert len(patterns(3)) < 9
+
+
+@pytest.mark.parametrize("n_q", [2, 9])
+@pytest.mark.parametrize("bound", [1, 2, 3, 6])
+def test_worst_pair_by_pattern_equals_every_pair(n_q, bound):
+    from dadp_lite.theory.swapping import (
+        dp_swapping_cell_worst_pair,
+        dp_swapping_cell_worst_pair_any_bound,
+    )
+
+    for epsilon in (0.5, 2.0):
+        every = dp_swapping_cell_worst_pair(epsilon, n_q=n_q, bound=bound)
+        by_pattern = dp_swapping_cell_worst_pair_any_bound(epsilon, n_q=n_q, bound=bound)
+        assert by_pattern[0] == pytest.approx(every[0], abs=1e-12)
+        assert by_pattern[1] == every[1]
+
+
+def test_worst_pair_at_the_largest_count_of_the_data_is_the_closed_form():
+    from dadp_lite.theory.swapping import (
+        dp_swapping_cell_delta,
+        dp_swapping_cell_worst_pair_any_bound,
+    )
+
+    delta, pair = dp_swapping_cell_worst_pair_any_bound(0.5, n_q=9, bound=1054)
+    assert delta == pytest.approx(dp_swapping_cell_delta(0.5, 9), abs=1e-12) and pair == (1, 1)
+    with pytest.raises(ValueError, match="bound"):
+        dp_swapping_cell_worst_pair_any_bound(0.5, n_q=9, bound=0)

@@ -7,7 +7,9 @@
 - :mod:`~dadp_lite.experiments.classification`: the logistic-regression experiment;
 - :mod:`~dadp_lite.experiments.sweeps`: error and fairness against k, swap rate, epsilon;
 - :mod:`~dadp_lite.experiments.comparisons`: simulation against exact values (z-scores);
-- :mod:`~dadp_lite.experiments.fairness`: counterexamples confirmed by simulation.
+- :mod:`~dadp_lite.experiments.fairness`: counterexamples confirmed by simulation;
+- :mod:`~dadp_lite.experiments.decomposition`: DP k-anonymity's bias split into thinning
+  and reconstruction.
 """
 
 from dadp_lite.experiments.classification import (
@@ -25,6 +27,7 @@ from dadp_lite.experiments.comparisons import (
     bias_z_scores_by_count,
     simulated_alpha,
 )
+from dadp_lite.experiments.decomposition import k_anonymity_bias_parts
 from dadp_lite.experiments.fairness import CounterexampleCheck, confirm_counterexample
 from dadp_lite.experiments.release import release, release_seed
 from dadp_lite.experiments.sweeps import (
@@ -57,6 +60,7 @@ __all__ = [
     "data_release_table",
     "expected_abs_normal",
     "fit_weighted_logistic",
+    "k_anonymity_bias_parts",
     "k_anonymity_sweep",
     "privacy_deltas",
     "release",

@@ -36,12 +36,17 @@ __all__ = [
     "compare_indicator_bias",
     "d_as_printed",
     "d_corrected",
+    "d_proof_set",
+    "d_sum_from_one",
     "indicator_bias",
     "indicator_bias_as_printed",
     "printed_pmf",
     "printed_pmf_total",
+    "proof_set_probability",
     "subsampling_delta",
+    "subsampling_delta_edge_pairs",
     "subsampling_pair_delta",
+    "thinned_histogram_law",
 ]
 
 
@@ -67,12 +72,12 @@ def printed_pmf_total(w: int, beta: float) -> float:
     return (beta * (2 - beta)) ** w
 
 
-def _d(k: int, beta: float, epsilon: float, bound: int, pmf) -> float:
+def _d(k: int, beta: float, epsilon: float, bound: int, pmf, first: int = 0) -> float:
     check_positive_int(k, "k")
     beta = check_probability(beta, "beta")
     epsilon = check_epsilon(epsilon)
     bound = check_positive_int(bound, "bound")
-    sums = [pmf(w, beta)[: _nu(w, epsilon) + 1].sum() for w in range(1, bound + 1)]
+    sums = [pmf(w, beta)[first : _nu(w, epsilon) + 1].sum() for w in range(1, bound + 1)]
     return float(1 - min(sums) ** 2)
 
 
@@ -90,6 +95,72 @@ def d_corrected(k: int, beta: float, epsilon: float, bound: int) -> float:
     ``k`` is validated and otherwise ignored.
     """
     return _d(k, beta, epsilon, bound, lambda w, b: binom.pmf(np.arange(w + 1), w, b))
+
+
+def d_sum_from_one(k: int, beta: float, epsilon: float, bound: int) -> float:
+    """:func:`d_corrected` with the sum over ``j`` in ``[w] = {1, ..., w}``, the set on which
+    the paper defines ``f``, instead of from ``j = 0``.
+
+    For ``w = 1`` the threshold ``nu_1 = floor(1 - e^-eps)`` is 0, so the sum is empty and
+    the result is 1 at every epsilon: the printed ``d`` needs the ``j = 0`` term.
+    """
+    return _d(k, beta, epsilon, bound, lambda w, b: binom.pmf(np.arange(w + 1), w, b), first=1)
+
+
+def proof_set_probability(x_prev: int, x_last: int, beta: float, epsilon: float) -> float:
+    """``P(S)`` under the subsample of ``D`` for the proof's set ``S`` of Theorem 4.
+
+    ``D`` has ``x_prev`` records in cell ``n - 1`` and ``x_last >= 1`` in cell ``n``; its
+    neighbour moves one record from cell ``n`` to cell ``n - 1``. ``S`` asks for a kept
+    count at most ``nu(x_last)`` in cell ``n`` and at most ``nu(x_prev + 1)`` in cell
+    ``n - 1``: the second threshold is computed from ``x_prev + 1`` records while the
+    count has ``x_prev`` trials. So ``P(S) = P(Bin(x_last) <= nu(x_last)) *
+    P(Bin(x_prev) <= nu(x_prev + 1))`` (binomial pmf).
+    """
+    x_prev = check_positive_int(x_prev, "x_prev", minimum=0)
+    x_last = check_positive_int(x_last, "x_last")
+    beta = check_probability(beta, "beta")
+    epsilon = check_epsilon(epsilon)
+    last = binom.cdf(_nu(x_last, epsilon), x_last, beta)
+    prev = binom.cdf(_nu(x_prev + 1, epsilon), x_prev, beta)
+    return float(last * prev)
+
+
+def d_proof_set(beta: float, epsilon: float, bound: int) -> float:
+    """``1 - min P(S)`` over every neighbouring pair with counts up to ``bound``: the delta
+    the proof of Theorem 4 establishes before its last step (:func:`proof_set_probability`).
+
+    The two factors of ``P(S)`` depend on different counts, so the minimum is the product
+    of ``min_{1 <= w <= bound} P(Bin(w) <= nu(w))`` and
+    ``min_{0 <= v < bound} P(Bin(v) <= nu(v + 1))``. The second factor is at least the first
+    at ``w = v + 1``, so this is at most :func:`d_corrected`: the proof's last ``=`` is a
+    ``<=``.
+    """
+    beta = check_probability(beta, "beta")
+    epsilon = check_epsilon(epsilon)
+    bound = check_positive_int(bound, "bound")
+    w = np.arange(1, bound + 1)
+    nu = np.floor(-np.expm1(-epsilon) * w)
+    last = binom.cdf(nu, w, beta).min()
+    prev = binom.cdf(nu, w - 1, beta).min()  # v = w - 1 records, threshold nu(v + 1)
+    return float(1 - last * prev)
+
+
+def thinned_histogram_law(x: object, beta: float, bound: int) -> np.ndarray:
+    """Exact law of the Bernoulli(``beta``) subsample of histogram ``x``, as a probability
+    vector over ``{0..bound}^len(x)`` (C order): independent Binomial(x_i, beta) cells.
+
+    For the generic enumeration :func:`dadp_lite.theory.privacy.worst_case_delta`.
+    """
+    beta = check_probability(beta, "beta")
+    bound = check_positive_int(bound, "bound")
+    counts = np.asarray(x, dtype=np.int64)
+    if counts.ndim != 1 or np.any(counts < 0) or np.any(counts > bound):
+        raise ValueError(f"x must be a 1-d histogram with counts in 0..{bound}, got {x!r}")
+    law = np.ones(1)
+    for count in counts:
+        law = np.multiply.outer(law, _padded(binomial_pmf(int(count), beta), bound + 1)).ravel()
+    return law
 
 
 def _padded(pmf: np.ndarray, size: int) -> np.ndarray:
@@ -146,6 +217,27 @@ def subsampling_delta(
     return float(worst) if np.ndim(worst) == 0 else worst
 
 
+def subsampling_delta_edge_pairs(
+    beta: float, epsilon: float | np.ndarray, bound: int
+) -> float | np.ndarray:
+    """Largest exact delta over the replace pairs ``(a, b) -> (a - 1, b + 1)`` with
+    ``a = 1`` or ``b = 0`` (one of the two cells of ``D`` holds at most one record of the
+    pair), for every count up to ``bound``.
+
+    These pairs are cheap (the joint law of the two cells has one side of size at most 2),
+    so ``bound`` may be the largest count of a dataset; :func:`subsampling_delta` covers
+    every pair but only small bounds.
+    """
+    bound = check_positive_int(bound, "bound")
+    pairs = [((1, b), (0, b + 1)) for b in range(bound)]
+    pairs += [((a, 0), (a - 1, 1)) for a in range(2, bound + 1)]
+    worst = None
+    for x_from, x_to in pairs:
+        delta = subsampling_pair_delta(x_from, x_to, beta, epsilon)
+        worst = delta if worst is None else np.maximum(worst, delta)
+    return float(worst) if np.ndim(worst) == 0 else worst
+
+
 def indicator_bias_as_printed(x: np.ndarray, k: int, beta: float) -> np.ndarray:
     """The paper's bias theorem, summed exactly as printed.
 
@@ -183,7 +275,8 @@ def compare_indicator_bias(indicator: np.ndarray, expected: np.ndarray) -> dict[
     in which it differs from ``1{x_i < k}`` is Binomial(R, b_i) under the theorem, with
     b_i the expected bias. Each cell gets the exact two-sided binomial tail probability of
     its observed count (cells with b_i = 0 must never differ). Returns ``min_p_value``
-    (to be compared with :data:`TAIL_4_5_SIGMA`), ``max_abs_z`` (z-score with the
+    (to be compared with ``FALSE_FAILURE / n`` over the ``n`` cells tested together: a tail
+    probability is at most ``p`` with probability at most ``p``), ``max_abs_z`` (z-score with the
     theorem's standard error sqrt(b (1 - b) / R), over cells with R b (1 - b) >= 10, where
     the normal approximation is fair), ``n_tested`` and ``n_normal``.
     """

@@ -33,7 +33,10 @@ __all__ = [
     "dp_swapping_bias_l1_as_printed",
     "dp_swapping_bias_l1_groups_once",
     "dp_swapping_cell_delta",
+    "dp_swapping_cell_pair_pattern",
+    "dp_swapping_cell_pattern_deltas",
     "dp_swapping_cell_worst_pair",
+    "dp_swapping_cell_worst_pair_any_bound",
     "dp_swapping_colocation_probability",
     "dp_swapping_delta",
     "dp_swapping_delta_as_printed",
@@ -317,6 +320,64 @@ def dp_swapping_cell_worst_pair(
             value = dp_swapping_pair_delta(x, y, epsilon, "cell")
             if value > worst + 1e-15:
                 worst, pair = value, (a, b)
+    return worst, pair
+
+
+def dp_swapping_cell_pair_pattern(a: object, b: object) -> np.ndarray:
+    """The equality pattern of the two-block pair ``(a, b)`` against ``(a - 1, b + 1)``.
+
+    Columns: ``b == 0``, ``a == 1``, ``a == b``, ``a == b + 1``, ``a == b + 2``. ``a`` and
+    ``b`` may be arrays (one row per pair). The exact delta of the pair depends on the
+    counts only through this pattern (see :func:`dp_swapping_cell_worst_pair_any_bound`).
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    return np.stack([b == 0, a == 1, a == b, a == b + 1, a == b + 2], axis=-1)
+
+
+def dp_swapping_cell_pattern_deltas(
+    epsilon: float, *, n_q: int, bound: int
+) -> list[tuple[tuple[int, int], float]]:
+    """Exact delta of one pair ``(a, b) -> (a - 1, b + 1)`` per equality pattern
+    (:func:`dp_swapping_cell_pair_pattern`) that occurs with counts up to ``bound``.
+
+    Why one pair per pattern suffices. The release of two blocks of sizes ``(s, t)``
+    starting at QI values ``q1, q2`` is ``s`` records at destination ``d1`` plus ``t`` at
+    ``d2``; the probability of ``(d1, d2)`` does not depend on ``s, t``. Two destination
+    pairs, of the same input or of the two inputs, give the same released vector exactly
+    when the amounts agree: which ones do is decided by which amounts among ``a, b`` (first
+    input) and ``a - 1, b + 1`` (second input) are zero and which are equal, i.e. by the
+    pattern. So the two output laws, up to a relabelling of outcomes that both share, and
+    hence the hockey-stick divergence, are functions of the pattern alone. Returns
+    ``[((a, b), delta), ...]``, each pattern represented by its smallest pair
+    (lexicographic in ``(a, b)``).
+    """
+    epsilon = check_epsilon(epsilon)
+    n = _n_q(n_q)
+    bound = check_positive_int(bound, "bound")
+    a, b = np.meshgrid(np.arange(1, bound + 1), np.arange(bound), indexing="ij")
+    a, b = a.ravel(), b.ravel()  # every pair, a-major: the first of a pattern is its smallest
+    codes = dp_swapping_cell_pair_pattern(a, b) @ (1 << np.arange(5))  # one integer per pattern
+    _, first = np.unique(codes, return_index=True)
+    out = []
+    for i in np.sort(first):
+        x = np.zeros((1, n), dtype=np.int64)
+        y = np.zeros((1, n), dtype=np.int64)
+        x[0, :2], y[0, :2] = (a[i], b[i]), (a[i] - 1, b[i] + 1)
+        out.append(((int(a[i]), int(b[i])), dp_swapping_pair_delta(x, y, epsilon, "cell")))
+    return out
+
+
+def dp_swapping_cell_worst_pair_any_bound(
+    epsilon: float, *, n_q: int, bound: int
+) -> tuple[float, tuple[int, int]]:
+    """:func:`dp_swapping_cell_worst_pair` for any ``bound``, from one pair per equality
+    pattern (:func:`dp_swapping_cell_pattern_deltas`, which says why this is exact) instead
+    of every pair. Returns ``(delta, (a, b))``, the smallest pair of the worst pattern."""
+    worst, pair = 0.0, (1, 0)
+    for candidate, value in dp_swapping_cell_pattern_deltas(epsilon, n_q=n_q, bound=bound):
+        if value > worst + 1e-15:
+            worst, pair = value, candidate
     return worst, pair
 
 

@@ -25,7 +25,7 @@ from scipy import special, stats
 
 from dadp_lite._validate import check_positive_int, check_probability
 
-__all__ = ["FALSE_FAILURE", "binomial_limits", "z_limit"]
+__all__ = ["FALSE_FAILURE", "binomial_limits", "t_limit", "z_limit"]
 
 #: Largest probability that a correct chapter fails one of its checks by chance.
 FALSE_FAILURE = 1e-6
@@ -54,3 +54,17 @@ def binomial_limits(
     lo = int(stats.binom.ppf(tail, n, p))  # smallest k with P(X <= k) >= tail
     hi = int(stats.binom.isf(tail, n, p))  # smallest k with P(X > k) <= tail
     return lo, hi
+
+
+def t_limit(n_tests: int, df: int, false_failure: float = FALSE_FAILURE) -> float:
+    """Two-sided Student-t limit for ``n_tests`` comparisons of a mean of ``df + 1`` normal
+    draws with its *sample* standard error: ``t_df^-1(1 - false_failure / (2 n_tests))``.
+
+    The limit of a check whose standard error is estimated from few repetitions: it is
+    exact when each repetition's statistic is normal (e.g. a sum over many independent
+    cells), at any number of repetitions, and tends to :func:`z_limit` as ``df`` grows.
+    """
+    n_tests = check_positive_int(n_tests, "n_tests")
+    df = check_positive_int(df, "df")
+    false_failure = check_probability(false_failure, "false_failure")
+    return float(stats.t.isf(false_failure / (2 * n_tests), df))

@@ -21,11 +21,12 @@ number of comparisons and the resulting limit.
 
 from __future__ import annotations
 
+import numpy as np
 from scipy import special, stats
 
 from dadp_lite._validate import check_positive_int, check_probability
 
-__all__ = ["FALSE_FAILURE", "binomial_limits", "t_limit", "z_limit"]
+__all__ = ["FALSE_FAILURE", "bernstein_limit", "binomial_limits", "t_limit", "z_limit"]
 
 #: Largest probability that a correct chapter fails one of its checks by chance.
 FALSE_FAILURE = 1e-6
@@ -68,3 +69,36 @@ def t_limit(n_tests: int, df: int, false_failure: float = FALSE_FAILURE) -> floa
     df = check_positive_int(df, "df")
     false_failure = check_probability(false_failure, "false_failure")
     return float(stats.t.isf(false_failure / (2 * n_tests), df))
+
+
+def bernstein_limit(
+    variance: object,
+    bound: object,
+    n: int,
+    n_tests: int = 1,
+    false_failure: float = FALSE_FAILURE,
+) -> np.ndarray:
+    """Largest deviation of a mean of ``n`` independent draws from its expectation that a
+    check accepts, valid at every ``n`` (no normal approximation).
+
+    Each draw has variance ``variance`` and lies within ``bound`` of its expectation
+    (arrays allowed, one check per element). Bernstein's inequality,
+    ``P(|sum - n mu| >= s) <= 2 exp(-s^2 / (2 (n variance + bound s / 3)))``, set equal
+    to ``false_failure / n_tests`` and solved for ``s``, gives the half-width
+    ``(L bound / 3 + sqrt((L bound / 3)^2 + 2 L n variance)) / n`` with
+    ``L = log(2 n_tests / false_failure)``. An unbounded draw whose centred moments obey
+    ``E|X|^k <= k! v c^(k-2) / 2`` (Bernstein's moment condition, e.g. Laplace-type tails)
+    is covered by ``variance = v`` and ``bound = 3 c``.
+    """
+    n = check_positive_int(n, "n")
+    n_tests = check_positive_int(n_tests, "n_tests")
+    false_failure = check_probability(false_failure, "false_failure")
+    variance = np.asarray(variance, dtype=float)
+    bound = np.asarray(bound, dtype=float)
+    if np.any(~np.isfinite(variance)) or np.any(variance < 0):
+        raise ValueError("variance must be finite and >= 0")
+    if np.any(~np.isfinite(bound)) or np.any(bound < 0):
+        raise ValueError("bound must be finite and >= 0")
+    log_term = np.log(2 * n_tests / false_failure)
+    linear = log_term * bound / 3
+    return (linear + np.sqrt(linear**2 + 2 * log_term * n * variance)) / n

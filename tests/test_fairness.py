@@ -282,3 +282,30 @@ def test_swapping_bias_spread_refuses_batches_and_bad_input():
         F.swapping_bias_spread(np.array([1, 2, 3]))
     with pytest.raises(ValueError):
         F.swapping_bias_spread(np.ones((2, 2))).alpha(0.0)
+
+
+@pytest.mark.parametrize(
+    ("counts", "comparison", "settings"),
+    [
+        ((2, 3), "laplace_vs_cell_suppression", {"k": 2}),
+        ((2, 2, 3, 3), "laplace_vs_swapping", {"n_q": 2}),
+    ],  # fmt: skip
+)
+def test_confirm_counterexample_estimates_both_alphas_without_bias(counts, comparison, settings):
+    """Both alphas are pair estimates (differences of two cells' mean biases), so z is
+    normal around expected_z with variance 1: |z - expected_z| within z_limit(1)."""
+    from dadp_lite.experiments.fairness import confirm_counterexample
+    from dadp_lite.verification import z_limit
+
+    check = confirm_counterexample(np.array(counts), comparison=comparison, epsilon=1.0,
+                                   seed=5, pilot_reps=2_000, target_z=6.0, **settings)  # fmt: skip
+    x = np.array(counts)
+    if comparison == "laplace_vs_cell_suppression":
+        other = F.alpha_cell_suppression(x, k=settings["k"], epsilon=1.0)
+    else:
+        other = F.alpha_swapping(x.reshape(-1, settings["n_q"]), epsilon=1.0)
+    assert check.alpha_other_exact == pytest.approx(other, abs=1e-12)
+    assert check.alpha_lap_exact == pytest.approx(projected_laplace_alpha(x, epsilon=1.0))
+    se = math.hypot(check.alpha_lap.se, check.alpha_other.se)
+    assert check.expected_z == pytest.approx((check.alpha_lap_exact - other) / se)
+    assert abs(check.z - check.expected_z) < z_limit(1)

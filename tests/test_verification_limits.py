@@ -47,3 +47,25 @@ def test_t_limit_false_failure_by_simulation_of_t_statistics():
 def test_t_limit_refuses_bad_input(args, error):
     with pytest.raises(error):
         dl.verification.t_limit(*args)
+
+
+def test_bernstein_limit_solves_the_inequality_and_covers_a_bounded_mean():
+    limit = dl.verification.bernstein_limit(4.0, 3.0, 50, n_tests=3)
+    s = 50 * limit
+    tail = 2 * np.exp(-(s**2) / (2 * (50 * 4.0 + 3.0 * s / 3)))
+    assert math.isclose(tail, FALSE_FAILURE / 3, rel_tol=1e-9)
+    # a two-point draw (values 0 and 3, p = 0.2): the limit is wider than 5 SE, finite at n = 2
+    assert dl.verification.bernstein_limit(9 * 0.16, 3.0, 2) > 5 * math.sqrt(9 * 0.16 / 2)
+    np.testing.assert_allclose(
+        dl.verification.bernstein_limit([0.0, 1.0], [0.0, 0.0], 10),
+        [0.0, math.sqrt(2 * math.log(2 / FALSE_FAILURE) / 10)],
+    )
+
+
+def test_bernstein_limit_refuses_bad_input():
+    with pytest.raises(ValueError):
+        dl.verification.bernstein_limit(-1.0, 1.0, 5)
+    with pytest.raises(ValueError):
+        dl.verification.bernstein_limit(1.0, float("inf"), 5)
+    with pytest.raises(ValueError):
+        dl.verification.bernstein_limit(1.0, 1.0, 0)

@@ -201,6 +201,29 @@ def _rows(data: Dataset, label: str, columns, epsilons, reps, k, qi, printed) ->
     return rows
 
 
+def _checked(datasets, encodings, epsilons, reps, qi) -> tuple:
+    """The search's arguments, checked (default datasets: those the paper prints; default
+    encodings: :func:`candidate_encodings`)."""
+    datasets = _paper_datasets() if datasets is None else tuple(datasets)
+    if not datasets:
+        raise ValueError("datasets must name at least one dataset")
+    encodings = candidate_encodings() if encodings is None else dict(encodings)
+    if not encodings or not all(isinstance(e, Encoding) for e in encodings.values()):
+        raise TypeError("encodings must map labels to dadp_lite.data.Encoding objects")
+    epsilons = tuple(float(e) for e in np.atleast_1d(check_epsilons(epsilons, "epsilons")))
+    reps = check_positive_int(reps, "reps")
+    qi = check_qi(qi, ("race", "sex", "tenure", "age_bracket", "income_over_50k"))
+    return datasets, encodings, epsilons, reps, qi
+
+
+def _encoded(datasets, encodings):
+    """``(label, Dataset)`` for every dataset under every encoding (each file read once)."""
+    for dataset in datasets:
+        parsed = parse_excerpt(load_raw(dataset))
+        for label, encoding in encodings.items():
+            yield label, Dataset.from_raw(parsed, encoding=encoding, name=dataset_name(dataset))
+
+
 def encoding_search(
     datasets: Sequence[str] | None = None,
     encodings: Mapping[str, Encoding] | None = None,
@@ -233,23 +256,12 @@ def encoding_search(
         ``paper`` (printed; NaN where none), ``ratio = expected / paper``,
         ``log_ratio`` and ``z = (expected - paper) / sd``.
     """
-    datasets = _paper_datasets() if datasets is None else tuple(datasets)
-    if not datasets:
-        raise ValueError("datasets must name at least one dataset")
-    encodings = candidate_encodings() if encodings is None else dict(encodings)
-    if not encodings or not all(isinstance(e, Encoding) for e in encodings.values()):
-        raise TypeError("encodings must map labels to dadp_lite.data.Encoding objects")
-    epsilons = tuple(float(e) for e in np.atleast_1d(check_epsilons(epsilons, "epsilons")))
-    reps = check_positive_int(reps, "reps")
-    qi = check_qi(qi, ("race", "sex", "tenure", "age_bracket", "income_over_50k"))
+    datasets, encodings, epsilons, reps, qi = _checked(datasets, encodings, epsilons, reps, qi)
     columns = tuple(check_choice(c, "columns", SEARCH_COLUMNS) for c in columns)
     printed = paper_tables().set_index(["dataset", "mechanism", "epsilon"])["l1_bias"].to_dict()
     rows = []
-    for dataset in datasets:
-        parsed = parse_excerpt(load_raw(dataset))
-        for label, encoding in encodings.items():
-            data = Dataset.from_raw(parsed, encoding=encoding, name=dataset_name(dataset))
-            rows += _rows(data, label, columns, epsilons, reps, k, qi, printed)
+    for label, data in _encoded(datasets, encodings):
+        rows += _rows(data, label, columns, epsilons, reps, k, qi, printed)
     table = pd.DataFrame(rows)
     table["ratio"] = table["expected"] / table["paper"]
     table["log_ratio"] = np.log(table["ratio"])
@@ -401,23 +413,11 @@ def alpha_search(
     exact per-cell variance; the cells of a QI group are dependent, which the normal model
     ignores). Encodings without the QI attributes (``observed_cells``) are skipped.
     """
-    datasets = _paper_datasets() if datasets is None else tuple(datasets)
-    if not datasets:
-        raise ValueError("datasets must name at least one dataset")
-    encodings = candidate_encodings() if encodings is None else dict(encodings)
-    if not encodings or not all(isinstance(e, Encoding) for e in encodings.values()):
-        raise TypeError("encodings must map labels to dadp_lite.data.Encoding objects")
-    epsilons = tuple(float(e) for e in np.atleast_1d(check_epsilons(epsilons, "epsilons")))
-    reps = check_positive_int(reps, "reps")
-    qi = check_qi(qi, ("race", "sex", "tenure", "age_bracket", "income_over_50k"))
+    datasets, encodings, epsilons, reps, qi = _checked(datasets, encodings, epsilons, reps, qi)
     printed = paper_tables().set_index(["dataset", "mechanism", "epsilon"])["alpha"].to_dict()
     rows = []
-    for dataset in datasets:
-        parsed = parse_excerpt(load_raw(dataset))
-        for label, encoding in encodings.items():
-            data = Dataset.from_raw(parsed, encoding=encoding, name=dataset_name(dataset))
-            if not set(qi) <= set(data.histogram.attributes):
-                continue
+    for label, data in _encoded(datasets, encodings):
+        if set(qi) <= set(data.histogram.attributes):
             rows += _alpha_rows(data, label, epsilons, reps, qi, printed)
     table = pd.DataFrame(rows)
     if not table.empty:

@@ -34,6 +34,7 @@ __all__ = [
     "binomial_limits",
     "chernoff_log_bound",
     "chernoff_log_limit",
+    "t_limit",
     "z_limit",
 ]
 
@@ -116,6 +117,20 @@ def chernoff_log_bound(
     return np.minimum(exponent.min(axis=1), 0.0)
 
 
+def t_limit(n_tests: int, df: int, false_failure: float = FALSE_FAILURE) -> float:
+    """Two-sided Student-t limit for ``n_tests`` comparisons of a mean of ``df + 1`` normal
+    draws with its *sample* standard error: ``t_df^-1(1 - false_failure / (2 n_tests))``.
+
+    The limit of a check whose standard error is estimated from few repetitions: it is
+    exact when each repetition's statistic is normal (e.g. a sum over many independent
+    cells), at any number of repetitions, and tends to :func:`z_limit` as ``df`` grows.
+    """
+    n_tests = check_positive_int(n_tests, "n_tests")
+    df = check_positive_int(df, "df")
+    false_failure = check_probability(false_failure, "false_failure")
+    return float(stats.t.isf(false_failure / (2 * n_tests), df))
+
+
 def bernstein_limit(
     variance: object,
     bound: object,
@@ -131,7 +146,9 @@ def bernstein_limit(
     ``P(|sum - n mu| >= s) <= 2 exp(-s^2 / (2 (n variance + bound s / 3)))``, set equal
     to ``false_failure / n_tests`` and solved for ``s``, gives the half-width
     ``(L bound / 3 + sqrt((L bound / 3)^2 + 2 L n variance)) / n`` with
-    ``L = log(2 n_tests / false_failure)``.
+    ``L = log(2 n_tests / false_failure)``. An unbounded draw whose centred moments obey
+    ``E|X|^k <= k! v c^(k-2) / 2`` (Bernstein's moment condition, e.g. Laplace-type tails)
+    is covered by ``variance = v`` and ``bound = 3 c``.
     """
     n = check_positive_int(n, "n")
     n_tests = check_positive_int(n_tests, "n_tests")

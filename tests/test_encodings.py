@@ -211,3 +211,51 @@ def test_bad_criterion_and_tolerance_are_refused(small_search):
         en.paper_reading(small_search, criterion=[])
     with pytest.raises(ValueError, match="tolerance"):
         en.column_summary(small_search, tolerance=1.5)
+
+
+# ------------------------------------------------------------ DP swapping's alpha
+def test_column_labels_name_every_searched_column():
+    assert set(en.COLUMN_LABELS) == {*en.SEARCH_COLUMNS, en.SWAPPING_ALPHA}
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "dp_swapping"])
+def test_expected_alpha_is_the_full_integral_on_a_window(mechanism):
+    """The windowed integral against theory.baselines.expected_empirical_alpha (the whole
+    real line), on MA at two epsilons: a Laplace alpha made of the floor, a swapping alpha
+    made of a few large cells."""
+    hist = dl.Dataset.load("ma2019").histogram
+    for epsilon in (0.5, 4.0):
+        bias, variance = en.bias_moments(hist, mechanism, epsilon=epsilon, k=6, qi=["race"])
+        full = baselines.expected_empirical_alpha(bias, np.sqrt(variance / 200))
+        assert en.expected_alpha(bias, variance, 200) == pytest.approx(full, rel=1e-9)
+
+
+def test_expected_alpha_matches_a_simulated_range_and_needs_no_noise():
+    rng = dl.make_rng(3)
+    bias, variance = np.linspace(-2, 5, 40), np.linspace(1, 30, 40)
+    draws = bias + rng.standard_normal((20_000, 40)) * np.sqrt(variance / 50)
+    ranges = np.ptp(draws, axis=1)
+    z = (ranges.mean() - en.expected_alpha(bias, variance, 50)) / (
+        ranges.std(ddof=1) / math.sqrt(ranges.size)
+    )
+    assert abs(z) < dl.z_limit(1)
+    assert en.expected_alpha(bias, np.zeros(40), 50) == pytest.approx(7.0)
+
+
+def test_alpha_search_rows_and_the_largest_cell():
+    chosen = {e.label: e for e in (dl.Encoding(), dl.Encoding(universe="observed_cells"),
+                                   dl.Encoding(age_edges=tuple(range(0, 101, 10))))}  # fmt: skip
+    search = en.alpha_search(["ma2019"], chosen)
+    assert set(search["universe"]) == {"full"}  # observed cells have no race: skipped
+    assert len(search) == 2 * len(dl.PAPER_EPSILONS)
+    assert (search["column"] == en.SWAPPING_ALPHA).all()
+    assert (search["expected"] >= search["alpha_exact"]).all()  # the floor only adds
+    default = search[search["encoding"] == dl.Encoding().label]
+    hist = dl.Dataset.load("ma2019").histogram
+    spread = dl.theory.swapping_bias_spread(hist.to_qi_matrix(["race"]))
+    for row in default.itertuples():
+        assert row.alpha_exact == pytest.approx(spread.alpha(row.epsilon), rel=1e-12)
+        assert row.paper == dl.paper.paper_value("ma2019", "dp_swapping", row.epsilon, "alpha")
+    assert (default["largest"] == hist.counts.max()).all()
+    summary = en.column_summary(search)
+    assert summary["column"].tolist() == [en.SWAPPING_ALPHA]

@@ -245,3 +245,67 @@ def test_n_q_below_two_raises():
         F.comparison_search(max_count=3, n_qs=(1,))
     with pytest.raises(ValueError, match="matrix"):
         F.alpha_swapping([1, 2], epsilon=1)
+
+
+def test_swapping_bias_spread_gives_the_true_alpha_at_every_epsilon():
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        matrix = rng.negative_binomial(1, 0.1, size=(4, 3))
+        spread = F.swapping_bias_spread(matrix)
+        for eps in (0.25, 1.0, 4.0):
+            true = F.alpha_swapping(matrix, epsilon=eps)
+            printed = F.alpha_swapping_as_printed(matrix.ravel(), n_q=3, epsilon=eps)
+            assert math.isclose(spread.alpha(eps), true, rel_tol=1e-12, abs_tol=1e-12)
+            if true > 0:
+                assert math.isclose(spread.printed_ratio, printed / true, rel_tol=1e-12)
+
+
+def test_swapping_bias_spread_from_the_group_of_the_largest_cell():
+    # the largest cell's group holds the smallest count of its group, m = 2, and x_1 = 0
+    matrix = np.array([[2, 50, 9], [0, 1, 1]])
+    spread = F.swapping_bias_spread(matrix)
+    assert spread.in_largest_group and spread.group_min == 2 and spread.smallest == 0
+    assert spread.spread == 3 * (50 - 2)
+    assert math.isclose(spread.printed_ratio, 2 * 50 / 48)
+    # a group (0, 10, 10) next to (10, 0, 0): the largest value of S - n_Q x sits elsewhere
+    other = F.swapping_bias_spread(np.array([[0, 10, 10], [10, 0, 0]]))
+    assert not other.in_largest_group and other.spread == 40
+    assert math.isclose(other.printed_ratio, 2 * 3 * 10 / 40)  # n_Q / (n_Q - 1) of the sharp
+
+
+def test_swapping_bias_spread_refuses_batches_and_bad_input():
+    with pytest.raises(ValueError):
+        F.swapping_bias_spread(np.zeros((2, 2, 3), dtype=int))
+    with pytest.raises(ValueError):
+        F.swapping_bias_spread(np.array([[1, -1]]))
+    with pytest.raises(ValueError):
+        F.swapping_bias_spread(np.array([1, 2, 3]))
+    with pytest.raises(ValueError):
+        F.swapping_bias_spread(np.ones((2, 2))).alpha(0.0)
+
+
+@pytest.mark.parametrize(
+    ("counts", "comparison", "settings"),
+    [
+        ((2, 3), "laplace_vs_cell_suppression", {"k": 2}),
+        ((2, 2, 3, 3), "laplace_vs_swapping", {"n_q": 2}),
+    ],  # fmt: skip
+)
+def test_confirm_counterexample_estimates_both_alphas_without_bias(counts, comparison, settings):
+    """Both alphas are pair estimates (differences of two cells' mean biases), so z is
+    normal around expected_z with variance 1: |z - expected_z| within z_limit(1)."""
+    from dadp_lite.experiments.fairness import confirm_counterexample
+    from dadp_lite.verification import z_limit
+
+    check = confirm_counterexample(np.array(counts), comparison=comparison, epsilon=1.0,
+                                   seed=5, pilot_reps=2_000, target_z=6.0, **settings)  # fmt: skip
+    x = np.array(counts)
+    if comparison == "laplace_vs_cell_suppression":
+        other = F.alpha_cell_suppression(x, k=settings["k"], epsilon=1.0)
+    else:
+        other = F.alpha_swapping(x.reshape(-1, settings["n_q"]), epsilon=1.0)
+    assert check.alpha_other_exact == pytest.approx(other, abs=1e-12)
+    assert check.alpha_lap_exact == pytest.approx(projected_laplace_alpha(x, epsilon=1.0))
+    se = math.hypot(check.alpha_lap.se, check.alpha_other.se)
+    assert check.expected_z == pytest.approx((check.alpha_lap_exact - other) / se)
+    assert abs(check.z - check.expected_z) < z_limit(1)

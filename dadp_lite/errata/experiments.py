@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from dadp_lite.data import load_raw
-from dadp_lite.dataset import Dataset
+from dadp_lite.data import dataset_label
 from dadp_lite.definitions import sampling_probability
 from dadp_lite.errata.baselines import (
     ALPHA_REPLICATES,
@@ -31,13 +30,16 @@ from dadp_lite.experiments import (
     TABLE_MECHANISMS,
     classification_accuracy,
     classification_baseline,
+    compare_with_paper,
     data_release_table,
 )
+from dadp_lite.experiments import encodings as enc
 from dadp_lite.paper import PAPER_EPSILONS, PAPER_K, PAPER_QI, PAPER_REPS, paper_value
 from dadp_lite.registry import get
 from dadp_lite.theory import baselines
 from dadp_lite.theory import cell_suppression as cs
 from dadp_lite.theory import k_anonymity as ka
+from dadp_lite.theory.fairness import swapping_bias_spread
 from dadp_lite.verification import z_limit
 
 __all__ = ["CLASSIFICATION", "FINDINGS"]
@@ -67,16 +69,27 @@ def _paper_over_exact(mechanism: str, name: str, epsilons, **settings) -> np.nda
                      / _exact_l1(mechanism, hist, e, **settings) for e in epsilons])  # fmt: skip
 
 
-def _quintile_dataset(name: str) -> Dataset:
-    """The dataset with equal-frequency age brackets (quintiles of its ages)."""
-    ages = load_raw(name)["AGEP"].astype(int)
-    quintiles = np.unique(np.ceil(np.quantile(ages, [0.2, 0.4, 0.6, 0.8])).astype(int))
-    return Dataset.load(name, age_edges=(0, *quintiles.tolist(), 100))
+def encoding_columns(
+    names: tuple[str, ...], k: int, qi: tuple[str, ...], epsilons: tuple[float, ...], reps: int
+) -> dict[str, str | int]:
+    """What the encoding search (:mod:`dadp_lite.experiments.encodings`) says of the printed
+    bias columns: which are reproduced by some encoding, which by none."""
+    search = enc.encoding_search(names, epsilons=epsilons, reps=reps, k=k, qi=qi)
+    summary = enc.column_summary(search)
+
+    def listed(rows: pd.DataFrame) -> str:
+        return "; ".join(f"{dataset_label(r.dataset)} {enc.COLUMN_LABELS[r.column]}"
+                         for r in rows.itertuples()) or "none"  # fmt: skip
+
+    return {"enc-columns-n": len(summary), "enc-reproduced-n": int(summary.reproduced.sum()),
+            "enc-reproduced": listed(summary[summary.reproduced]),
+            "enc-not-reproduced": listed(summary[~summary.reproduced])}  # fmt: skip
 
 
 def bias_column(
     *, dataset_name: str, epsilon: float, reps: int, seed: int, n_boot: int, k: int,
     qi: tuple[str, ...], epsilons: tuple[float, ...], outlier: str,
+    dataset_names: tuple[str, ...],
 ) -> Result:  # fmt: skip
     data = dataset(dataset_name)
     row = data_release_table(data, epsilons=[epsilon], reps=reps, seed=seed, k=k, qi=qi,
@@ -87,16 +100,60 @@ def bias_column(
         status = status.qualified("histogram differs")  # below the exact: no run gives it
     outlier_ratio = np.concatenate([_paper_over_exact(m, outlier, epsilons, k=k)
                                     for m in ("laplace", "dp_cell_suppression")])  # fmt: skip
-    alt = _quintile_dataset(dataset_name).histogram
-    change = np.array([100 * (_exact_l1("laplace", alt, e) / _exact_l1("laplace", data.histogram, e)
-                              - 1) for e in epsilons])  # fmt: skip
     sw_ratio = _paper_over_exact("dp_swapping", dataset_name, epsilons, qi=qi)
     values = {"exact": row.bias_l1_exact, "paper": paper,
               "paper-sd": (row.bias_l1_exact - paper) / row.bias_l1_se,
               "outlier-ratio-min": outlier_ratio.min(), "outlier-ratio-max": outlier_ratio.max(),
-              "bracket-change-min": np.abs(change).min(),
-              "bracket-change-max": np.abs(change).max(),
-              "sw-ratio-min": sw_ratio.min(), "sw-ratio-max": sw_ratio.max()}  # fmt: skip
+              "sw-ratio-min": sw_ratio.min(), "sw-ratio-max": sw_ratio.max(),
+              **encoding_columns(dataset_names, k, qi, epsilons, reps)}  # fmt: skip
+    return Result(status, values)
+
+
+def swapping_alpha(
+    *, dataset_names: tuple[str, ...], epsilons: tuple[float, ...], reps: int, seed: int,
+    n_boot: int, qi: tuple[str, ...],
+) -> Result:  # fmt: skip
+    """The printed DP swapping alpha against ours (chapter 12's table at its seed).
+
+    ``z = (ours - paper) / (sqrt(2) bootstrap SE)`` per (dataset, epsilon). The exact alpha
+    is ``spread / (e^eps + n_Q - 1)`` (:func:`~dadp_lite.theory.fairness.
+    swapping_bias_spread`); on the NIST tables ``spread = n_Q (x_n - m)``, so it grows with
+    the largest cell. ``ratio-min/max-<name>``: exact over printed alpha where the printed
+    is below the exact (else at every epsilon); ``implied-largest-<name>``: the ``x_n`` at
+    which the exact alpha would equal the printed value at the first epsilon.
+    """
+    frames, values = [], {}
+    for name in dataset_names:
+        data = dataset(name)
+        table = compare_with_paper(data_release_table(
+            data, epsilons=epsilons, reps=reps, seed=seed, qi=qi, mechanisms=["dp_swapping"],
+            n_boot=n_boot))  # fmt: skip
+        spread = swapping_bias_spread(data.histogram.to_qi_matrix(qi))
+        if not spread.in_largest_group:
+            raise AssertionError(f"{name}: the bias extremes left the largest cell's group")
+        scale = (math.exp(epsilons[0]) + spread.n_q - 1) / spread.n_q
+        low = table[table.paper_alpha < table.alpha_exact]  # printed below the exact alpha
+        exact_ratio = (low if len(low) else table).eval("alpha_exact / paper_alpha")
+        values.update({f"z-max-{name}": float(table.z_paper_alpha.abs().max()),
+                       f"ratio-min-{name}": exact_ratio.min(),
+                       f"ratio-max-{name}": exact_ratio.max(),
+                       f"largest-{name}": spread.largest, f"group-min-{name}": spread.group_min,
+                       f"implied-largest-{name}":
+                           spread.group_min + table.paper_alpha.iloc[0] * scale})  # fmt: skip
+        frames.append(table)
+    rows = pd.concat(frames, ignore_index=True)
+    status = reproduced_status(rows.alpha, rows.paper_alpha, math.sqrt(2) * rows.alpha_se)
+    below = rows[rows.paper_alpha < rows.alpha_exact]
+    if len(below):
+        status = status.qualified("printed below the exact alpha")
+    everywhere = below.groupby("epsilon").size() == len(dataset_names)  # on every dataset
+    values["below-eps"] = ", ".join(f"{e:g}" for e in everywhere[everywhere].index) or "none"
+    search = enc.alpha_search(dataset_names, epsilons=epsilons, reps=reps, qi=qi)
+    best = enc.column_summary(search)
+    values["enc-n"] = int(search.encoding.nunique())
+    values["enc-reproduced-n"] = int(best.reproduced.sum())
+    values["enc-best"] = "; ".join(f"{dataset_label(r.dataset)} {r.ratio_min:.2f}-{r.ratio_max:.2f}"
+                                   for r in best.itertuples())  # fmt: skip
     return Result(status, values)
 
 
@@ -243,7 +300,11 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("tables-bias-column", "Tables 1-3, bias column", "12-data-release-tables",
             {"dataset_name": _MA, "epsilon": _EPS[0], "reps": PAPER_REPS, "seed": SEED,
              "n_boot": 1000, "k": PAPER_K, "qi": PAPER_QI, "epsilons": _EPS,
-             "outlier": "national2019"}, bias_column),
+             "outlier": "national2019", "dataset_names": _ALL}, bias_column),
+    Finding("tables-swapping-alpha", "DP swapping alpha in Tables 1-3",
+            "12-data-release-tables",
+            {"dataset_names": _ALL, "epsilons": _EPS, "reps": PAPER_REPS, "seed": SEED,
+             "n_boot": 1000, "qi": PAPER_QI}, swapping_alpha),
     Finding("tables-laplace-alpha", "Empirical alpha of Laplace in Tables 1-3",
             "12-data-release-tables",
             {"dataset_name": _MA, "epsilons": _EPS, "reps": PAPER_REPS,

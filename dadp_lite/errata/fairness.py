@@ -23,7 +23,7 @@ from dadp_lite.simulate import simulate
 from dadp_lite.theory import baselines, fairness
 from dadp_lite.theory.cell_suppression import suppression_probabilities
 
-__all__ = ["FINDINGS", "swapping_extremes"]
+__all__ = ["FINDINGS"]
 
 #: Seeds of chapters 10 and 11 (full profile).
 SEED_BOUNDS = 20230810
@@ -65,30 +65,6 @@ def tight_claim(*, k: int, epsilons: tuple[float, ...]) -> Result:
     return Result(formula_status(bounds, trues), {"excess-max-pct": 100 * max(excess)})
 
 
-def swapping_extremes(histogram, qi: tuple[str, ...]) -> dict[str, float | int | bool]:
-    """Where the spread of the DP swapping bias comes from.
-
-    The bias of cell i in QI group g is ``(S_g - n_Q x_i) / (e^eps + n_Q - 1)``, so
-    ``alpha_SW = spread of (S_g - n_Q x_i) / (e^eps + n_Q - 1)`` and ``printed / true =
-    2 n_Q (x_n - x_1) / spread``. Returns the ratio (epsilon cancels), the smallest count
-    ``m`` in the group of the largest cell ``x_n``, and ``same_group``: whether the largest
-    value of ``S_g - n_Q x_i`` sits in that group at a cell of count ``m`` and the smallest
-    at ``x_n``, in which case the spread is ``n_Q (x_n - m)`` and the ratio
-    ``2 (x_n - x_1) / (x_n - m)``: exactly 2 if and only if ``m = x_1``.
-    """
-    matrix = histogram.to_qi_matrix(qi).astype(float)
-    n_q = matrix.shape[1]
-    values = matrix.sum(axis=1, keepdims=True) - n_q * matrix
-    group, column = np.unravel_index(int(np.argmax(matrix)), matrix.shape)
-    smallest = matrix[group].min()
-    # within a group S_g - n_Q x_i is largest at the group's smallest count
-    same_group = bool(values.max() == values[group].max()
-                      and values.min() == values[group, column])  # fmt: skip
-    x1, xn = matrix.min(), matrix.max()
-    return {"ratio": 2 * n_q * (xn - x1) / (values.max() - values.min()),
-            "group-min": int(smallest), "x1": int(x1), "same-group": same_group}  # fmt: skip
-
-
 def swapping_bound(*, dataset_names: tuple[str, ...], epsilon: float,
                    qi: tuple[str, ...]) -> Result:  # fmt: skip
     printed, true, values, half = [], [], {}, []
@@ -97,15 +73,15 @@ def swapping_bound(*, dataset_names: tuple[str, ...], epsilon: float,
         n_q = hist.n_qi(qi)
         printed.append(fairness.alpha_swapping_as_printed(hist.counts, n_q=n_q, epsilon=epsilon))
         true.append(fairness.alpha_swapping(hist.to_qi_matrix(qi), epsilon=epsilon))
-        extremes = swapping_extremes(hist, qi)
-        if not extremes["same-group"]:
+        extremes = fairness.swapping_bias_spread(hist.to_qi_matrix(qi))
+        if not extremes.in_largest_group:
             raise AssertionError(f"{name}: the bias extremes left the largest cell's group")
-        if not math.isclose(extremes["ratio"], printed[-1] / true[-1], rel_tol=ROUND_OFF):
+        if not math.isclose(extremes.printed_ratio, printed[-1] / true[-1], rel_tol=ROUND_OFF):
             raise AssertionError(f"{name}: the spread formula no longer gives alpha_SW")
-        values[f"ratio-{name}"] = extremes["ratio"]
-        values[f"group-min-{name}"] = extremes["group-min"]
-        values[f"x1-{name}"] = extremes["x1"]
-        if math.isclose(extremes["ratio"], 2.0, rel_tol=ROUND_OFF):
+        values[f"ratio-{name}"] = extremes.printed_ratio
+        values[f"group-min-{name}"] = extremes.group_min
+        values[f"x1-{name}"] = extremes.smallest
+        if math.isclose(extremes.printed_ratio, 2.0, rel_tol=ROUND_OFF):
             half.append(DATASETS[name].paper_label)
     values["half-on"] = " and ".join(half) if half else "none"
     values["sharp-factor"] = n_q / (n_q - 1)

@@ -26,6 +26,11 @@ and lowers it at large epsilon (by 15% for an empty cell at epsilon = 4), which 
 trend the printed Laplace column shows against the unrounded mechanism under every
 encoding.
 
+DP swapping's printed alpha column is searched too (:func:`alpha_search`, column
+:data:`SWAPPING_ALPHA`): on the NIST tables its exact value is set by the largest cell
+(:func:`dadp_lite.theory.fairness.swapping_bias_spread`), and its expected empirical value
+adds the floor of the maximum and the minimum of the noisy means (:func:`expected_alpha`).
+
 The paper's reading (:func:`paper_reading`): per dataset, the candidate encoding with the
 smallest score, the largest ``|log(expected / printed)|`` over the columns of
 :data:`CRITERION_COLUMNS` and the paper's four epsilons. A column is *reproduced* by an
@@ -42,6 +47,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from dadp_lite._validate import check_choice, check_epsilons, check_positive_int, check_qi
 from dadp_lite.data import DEFAULT_ENCODING, Encoding, dataset_name, load_raw, parse_excerpt
@@ -55,10 +61,13 @@ from dadp_lite.theory import cell_suppression as cs
 from dadp_lite.theory import swapping as sw
 
 __all__ = [
+    "COLUMN_LABELS",
     "CRITERION_COLUMNS",
     "PAPER_COLUMN",
     "REPRODUCED_WITHIN",
     "SEARCH_COLUMNS",
+    "SWAPPING_ALPHA",
+    "alpha_search",
     "bias_moments",
     "candidate_encodings",
     "column_summary",
@@ -80,6 +89,16 @@ SEARCH_COLUMNS: tuple[str, ...] = (
 PAPER_COLUMN: dict[str, str] = {column: column for column in SEARCH_COLUMNS} | {
     "laplace_rounded": "laplace"
 }
+#: How tables and prose name the searched columns.
+COLUMN_LABELS: dict[str, str] = {
+    "laplace": "Laplace",
+    "laplace_rounded": "Laplace, rounded releases",
+    "dp_cell_suppression": "DP cell suppression",
+    "dp_swapping": "DP swapping",
+    "dp_swapping_alpha": "DP swapping, alpha",
+}
+#: The column name of DP swapping's alpha in :func:`alpha_search`.
+SWAPPING_ALPHA = "dp_swapping_alpha"
 #: Columns whose ratios choose the paper's reading: cell suppression (no rounding
 #: question) and Laplace read with rounded releases.
 CRITERION_COLUMNS: tuple[str, ...] = ("laplace_rounded", "dp_cell_suppression")
@@ -182,6 +201,29 @@ def _rows(data: Dataset, label: str, columns, epsilons, reps, k, qi, printed) ->
     return rows
 
 
+def _checked(datasets, encodings, epsilons, reps, qi) -> tuple:
+    """The search's arguments, checked (default datasets: those the paper prints; default
+    encodings: :func:`candidate_encodings`)."""
+    datasets = _paper_datasets() if datasets is None else tuple(datasets)
+    if not datasets:
+        raise ValueError("datasets must name at least one dataset")
+    encodings = candidate_encodings() if encodings is None else dict(encodings)
+    if not encodings or not all(isinstance(e, Encoding) for e in encodings.values()):
+        raise TypeError("encodings must map labels to dadp_lite.data.Encoding objects")
+    epsilons = tuple(float(e) for e in np.atleast_1d(check_epsilons(epsilons, "epsilons")))
+    reps = check_positive_int(reps, "reps")
+    qi = check_qi(qi, ("race", "sex", "tenure", "age_bracket", "income_over_50k"))
+    return datasets, encodings, epsilons, reps, qi
+
+
+def _encoded(datasets, encodings):
+    """``(label, Dataset)`` for every dataset under every encoding (each file read once)."""
+    for dataset in datasets:
+        parsed = parse_excerpt(load_raw(dataset))
+        for label, encoding in encodings.items():
+            yield label, Dataset.from_raw(parsed, encoding=encoding, name=dataset_name(dataset))
+
+
 def encoding_search(
     datasets: Sequence[str] | None = None,
     encodings: Mapping[str, Encoding] | None = None,
@@ -214,23 +256,12 @@ def encoding_search(
         ``paper`` (printed; NaN where none), ``ratio = expected / paper``,
         ``log_ratio`` and ``z = (expected - paper) / sd``.
     """
-    datasets = _paper_datasets() if datasets is None else tuple(datasets)
-    if not datasets:
-        raise ValueError("datasets must name at least one dataset")
-    encodings = candidate_encodings() if encodings is None else dict(encodings)
-    if not encodings or not all(isinstance(e, Encoding) for e in encodings.values()):
-        raise TypeError("encodings must map labels to dadp_lite.data.Encoding objects")
-    epsilons = tuple(float(e) for e in np.atleast_1d(check_epsilons(epsilons, "epsilons")))
-    reps = check_positive_int(reps, "reps")
-    qi = check_qi(qi, ("race", "sex", "tenure", "age_bracket", "income_over_50k"))
+    datasets, encodings, epsilons, reps, qi = _checked(datasets, encodings, epsilons, reps, qi)
     columns = tuple(check_choice(c, "columns", SEARCH_COLUMNS) for c in columns)
     printed = paper_tables().set_index(["dataset", "mechanism", "epsilon"])["l1_bias"].to_dict()
     rows = []
-    for dataset in datasets:
-        parsed = parse_excerpt(load_raw(dataset))
-        for label, encoding in encodings.items():
-            data = Dataset.from_raw(parsed, encoding=encoding, name=dataset_name(dataset))
-            rows += _rows(data, label, columns, epsilons, reps, k, qi, printed)
+    for label, data in _encoded(datasets, encodings):
+        rows += _rows(data, label, columns, epsilons, reps, k, qi, printed)
     table = pd.DataFrame(rows)
     table["ratio"] = table["expected"] / table["paper"]
     table["log_ratio"] = np.log(table["ratio"])
@@ -326,3 +357,86 @@ def paper_reading_encoding(dataset: str, criterion: Sequence[str] = CRITERION_CO
     """The paper's reading of one dataset's histogram: the candidate encoding chosen by
     :func:`paper_reading` (the search runs once per dataset and is cached)."""
     return candidate_encodings()[_reading(dataset, tuple(criterion))]
+
+
+# ------------------------------------------------------------------ DP swapping's alpha
+#: Half-width of the window of :func:`_expected_max`, in largest standard errors.
+_WINDOW = 12.0
+_WINDOW_POINTS = 401
+
+
+def _expected_max(mean: np.ndarray, sd: np.ndarray) -> float:
+    """``E[max_i X_i]`` for independent ``X_i ~ N(mean_i, sd_i^2)`` on a window around the
+    largest mean: ``lo + int_lo^hi (1 - prod_i Phi((t - mean_i)/sd_i)) dt``.
+
+    The window is ``largest mean +- 12 largest sd``; below it ``P(max <= t) < 1e-32``, and
+    only cells that can reach it (``mean_i + 12 sd_i >= lo``) enter the product. This is
+    :func:`dadp_lite.theory.baselines.expected_empirical_alpha`'s integral restricted to
+    where it changes, fast when a few cells dominate (DP swapping's largest cells).
+    """
+    top, spread = float(mean.max()), float(sd.max())
+    if spread == 0:
+        return top
+    lo, hi = top - _WINDOW * spread, top + _WINDOW * spread
+    keep = mean + _WINDOW * sd >= lo
+    m, s = mean[keep], sd[keep]
+    t = np.linspace(lo, hi, _WINDOW_POINTS)
+    z = (t[:, None] - m[None, :]) / np.where(s > 0, s, 1.0)[None, :]
+    log_cdf = np.where(s > 0, special.log_ndtr(z), np.where(z >= 0, 0.0, -np.inf))
+    return lo + float(np.trapezoid(1 - np.exp(log_cdf.sum(axis=1)), t))
+
+
+def expected_alpha(bias: np.ndarray, variance: np.ndarray, reps: int) -> float:
+    """Expected empirical alpha over ``reps`` releases (normal model, independent cells):
+    ``E[max] - E[min]`` of ``N(bias_i, variance_i / reps)``."""
+    mean = np.asarray(bias, dtype=float)
+    reps = check_positive_int(reps, "reps")
+    sd = np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0) / reps)
+    return _expected_max(mean, sd) + _expected_max(-mean, sd)
+
+
+def alpha_search(
+    datasets: Sequence[str] | None = None,
+    encodings: Mapping[str, Encoding] | None = None,
+    *,
+    epsilons: Sequence[float] = PAPER_EPSILONS,
+    reps: int = PAPER_REPS,
+    qi: Sequence[str] = PAPER_QI,
+) -> pd.DataFrame:
+    """Expected empirical alpha of DP swapping per (dataset, encoding, epsilon), beside the
+    printed alpha; the rows of :func:`encoding_search`'s schema with column
+    :data:`SWAPPING_ALPHA`, so :func:`column_summary` reads both.
+
+    ``alpha_exact`` is the spread of the exact bias (``largest``, the largest count, sets it
+    on the NIST tables; see :func:`dadp_lite.theory.fairness.swapping_bias_spread`);
+    ``expected`` adds the Monte Carlo floor of ``reps`` releases (:func:`expected_alpha`,
+    exact per-cell variance; the cells of a QI group are dependent, which the normal model
+    ignores). Encodings without the QI attributes (``observed_cells``) are skipped.
+    """
+    datasets, encodings, epsilons, reps, qi = _checked(datasets, encodings, epsilons, reps, qi)
+    printed = paper_tables().set_index(["dataset", "mechanism", "epsilon"])["alpha"].to_dict()
+    rows = []
+    for label, data in _encoded(datasets, encodings):
+        if set(qi) <= set(data.histogram.attributes):
+            rows += _alpha_rows(data, label, epsilons, reps, qi, printed)
+    table = pd.DataFrame(rows)
+    if not table.empty:
+        table["ratio"] = table["expected"] / table["paper"]
+        table["log_ratio"] = np.log(table["ratio"])
+    return table
+
+
+def _alpha_rows(data: Dataset, label: str, epsilons, reps, qi, printed) -> list[dict]:
+    hist = data.histogram
+    base = {"dataset": data.name, "encoding": label, "age": label.split(" | ")[0],
+            "income": label.split(" | ")[1], "universe": data.encoding.universe,
+            "n_cells": hist.n_cells, "empty_cells": int((hist.counts == 0).sum()),
+            "largest": int(hist.counts.max()), "column": SWAPPING_ALPHA}  # fmt: skip
+    rows = []
+    for epsilon in epsilons:
+        bias = get("dp_swapping").bias(hist, epsilon=epsilon, qi=qi)
+        variance = _VARIANCE["dp_swapping"](hist, epsilon=epsilon, k=None, qi=qi)
+        paper = printed.get((data.name, "dp_swapping", epsilon), float("nan"))
+        rows.append({**base, "epsilon": epsilon, "alpha_exact": float(np.ptp(bias)),
+                     "expected": expected_alpha(bias, variance, reps), "paper": paper})  # fmt: skip
+    return rows

@@ -3,7 +3,9 @@
 :func:`dadp_lite.theory.fairness.comparison_search` finds, by exact computation, histograms
 where projected Laplace has a larger alpha than DP cell suppression or DP swapping. Here
 both mechanisms are simulated on such a histogram with enough repetitions that the
-difference of their simulated alphas is many standard errors away from zero.
+difference of their simulated alphas is many standard errors away from zero. Each alpha is
+estimated without bias as the difference of the mean biases of the two cells where that
+mechanism's exact bias is largest and smallest.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from dadp_lite.histogram import Histogram
 from dadp_lite.mechanisms import dp_cell_suppression, dp_swapping, laplace
 from dadp_lite.simulate import simulate
 from dadp_lite.theory.baselines import projected_laplace_bias
-from dadp_lite.theory.cell_suppression import check_threshold
-from dadp_lite.theory.fairness import alpha_cell_suppression, alpha_swapping
+from dadp_lite.theory.cell_suppression import check_threshold, dp_cell_suppression_bias
+from dadp_lite.theory.fairness import swapping_bias
 
 __all__ = ["CounterexampleCheck", "confirm_counterexample"]
 
@@ -29,10 +31,11 @@ __all__ = ["CounterexampleCheck", "confirm_counterexample"]
 class CounterexampleCheck:
     """Simulation of one counterexample: exact and simulated alphas of both mechanisms.
 
-    ``z`` = (simulated alpha_Lap - simulated alpha_other) / combined SE. The Laplace alpha
-    is estimated without bias from the two cells where its exact bias is largest and
-    smallest; the other mechanism's alpha by the plug-in max minus min, which is biased
-    upwards, so a positive ``z`` is conservative evidence that alpha_Lap is larger.
+    ``z`` = (simulated alpha_Lap - simulated alpha_other) / combined SE. Each alpha is
+    estimated without bias from the two cells where that mechanism's exact bias is largest
+    and smallest (a difference of two means, so ``z`` is close to normal with mean
+    ``expected_z`` and variance 1 at the large numbers of repetitions used).
+    ``expected_z`` = (exact alpha_Lap - exact alpha_other) / combined SE.
     """
 
     alpha_lap_exact: float
@@ -41,6 +44,7 @@ class CounterexampleCheck:
     alpha_other: SimulatedAlpha
     z: float
     reps: int
+    expected_z: float
 
 
 def _qi_histogram(flat: np.ndarray, n_q: int) -> Histogram:
@@ -49,12 +53,13 @@ def _qi_histogram(flat: np.ndarray, n_q: int) -> Histogram:
 
 
 def _other_release(comparison, x, epsilon, k, n_q, unit):
+    """The other mechanism's exact per-cell bias, sampler, input and parameters."""
     if comparison == "laplace_vs_cell_suppression":
-        exact = alpha_cell_suppression(x, k=k, epsilon=epsilon)
-        return exact, dp_cell_suppression, x, {"k": k, "epsilon": epsilon}
+        bias = dp_cell_suppression_bias(x, k=k, epsilon=epsilon, variant="per_cell")
+        return bias, dp_cell_suppression, x, {"k": k, "epsilon": epsilon}
     hist = _qi_histogram(x, n_q)
-    exact = alpha_swapping(x.reshape(-1, n_q), epsilon=epsilon)
-    return exact, dp_swapping, hist, {"qi": ("qi",), "epsilon": epsilon, "unit": unit}
+    bias = swapping_bias(x.reshape(-1, n_q), epsilon=epsilon).ravel()
+    return bias, dp_swapping, hist, {"qi": ("qi",), "epsilon": epsilon, "unit": unit}
 
 
 def confirm_counterexample(
@@ -92,7 +97,9 @@ def confirm_counterexample(
     max_reps = check_positive_int(max_reps, "max_reps", minimum=pilot_reps)
     lap_bias = projected_laplace_bias(x, epsilon=epsilon)
     cells = (int(np.argmax(lap_bias)), int(np.argmin(lap_bias)))
-    other_exact, mechanism, data, params = _other_release(comparison, x, epsilon, k, n_q, unit)
+    other_bias, mechanism, data, params = _other_release(comparison, x, epsilon, k, n_q, unit)
+    other_cells = (int(np.argmax(other_bias)), int(np.argmin(other_bias)))
+    other_exact = float(other_bias[other_cells[0]] - other_bias[other_cells[1]])
     lap_exact = float(lap_bias[cells[0]] - lap_bias[cells[1]])
     pilot_seed, lap_seed, other_seed = np.random.SeedSequence(seed).spawn(3)
 
@@ -102,8 +109,7 @@ def confirm_counterexample(
                        epsilon=epsilon, project=True)  # fmt: skip
         other = simulate(mechanism, data, reps=reps, seed=other_ss, chunk_size=chunk,
                          progress=False, **params)  # fmt: skip
-        a_lap, a_other = simulated_alpha(lap, x, cells), simulated_alpha(other, x)
-        return a_lap, a_other
+        return simulated_alpha(lap, x, cells), simulated_alpha(other, x, other_cells)
 
     a_lap, a_other = run(pilot_reps, *pilot_seed.spawn(2))
     sd = math.hypot(a_lap.se, a_other.se) * math.sqrt(pilot_reps)
@@ -111,5 +117,7 @@ def confirm_counterexample(
     needed = math.ceil((target_z * sd / gap) ** 2) if gap > 0 else max_reps
     reps = int(min(max(needed, pilot_reps), max_reps))
     a_lap, a_other = run(reps, lap_seed, other_seed)
-    z = (a_lap.alpha - a_other.alpha) / math.hypot(a_lap.se, a_other.se)
-    return CounterexampleCheck(lap_exact, float(other_exact), a_lap, a_other, float(z), reps)
+    se = math.hypot(a_lap.se, a_other.se)
+    z = (a_lap.alpha - a_other.alpha) / se
+    expected = gap / se if se > 0 else math.inf
+    return CounterexampleCheck(lap_exact, other_exact, a_lap, a_other, float(z), reps, expected)

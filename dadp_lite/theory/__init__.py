@@ -51,6 +51,7 @@ from dadp_lite.theory.cell_suppression import (
 )
 from dadp_lite.theory.fairness import (
     ComparisonSearch,
+    SwappingSpread,
     alpha_cell_suppression,
     alpha_cell_suppression_as_printed,
     alpha_laplace_proof_line,
@@ -59,6 +60,7 @@ from dadp_lite.theory.fairness import (
     alpha_swapping_sharp_bound,
     comparison_search,
     swapping_bias,
+    swapping_bias_spread,
 )
 from dadp_lite.theory.k_anonymity import (
     TAIL_4_5_SIGMA,
@@ -127,6 +129,7 @@ from dadp_lite.theory.swapping import (
 
 __all__ = [
     "ComparisonSearch",
+    "SwappingSpread",
     "alpha_cell_suppression",
     "alpha_cell_suppression_as_printed",
     "alpha_laplace_proof_line",
@@ -135,6 +138,7 @@ __all__ = [
     "alpha_swapping_sharp_bound",
     "comparison_search",
     "swapping_bias",
+    "swapping_bias_spread",
     "cell_suppression_bias",
     "dp_cell_suppression_bias",
     "dp_cell_suppression_bias_as_printed",

@@ -44,6 +44,7 @@ from dadp_lite.theory.swapping import dp_swapping_transition_matrix
 
 __all__ = [
     "ComparisonSearch",
+    "SwappingSpread",
     "alpha_cell_suppression",
     "alpha_cell_suppression_as_printed",
     "alpha_laplace_proof_line",
@@ -52,6 +53,7 @@ __all__ = [
     "alpha_swapping_sharp_bound",
     "comparison_search",
     "swapping_bias",
+    "swapping_bias_spread",
 ]
 
 SEARCH_EPSILONS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
@@ -164,6 +166,66 @@ def swapping_bias(matrix: object, *, epsilon: float) -> np.ndarray:
 def alpha_swapping(matrix: object, *, epsilon: float) -> float | np.ndarray:
     """True alpha of DP swapping on a QI matrix ``(..., n_groups, n_Q)`` (rows = groups)."""
     return alpha_fairness(swapping_bias(matrix, epsilon=epsilon), axis=(-2, -1))
+
+
+@dataclass(frozen=True)
+class SwappingSpread:
+    """Where the spread of the DP swapping bias of one QI matrix comes from.
+
+    The bias of cell ``i`` of QI group ``g`` is ``(S_g - n_Q x_i) / (e^eps + n_Q - 1)``
+    (``S_g`` the group's total), so ``alpha_SW = spread / (e^eps + n_Q - 1)`` at every
+    epsilon, with ``spread`` the range of ``S_g - n_Q x_i`` over all cells.
+
+    Attributes
+    ----------
+    n_q
+        Number of QI values.
+    spread
+        ``max - min`` of ``S_g - n_Q x_i`` over the cells.
+    largest, smallest
+        The largest and smallest counts ``x_n`` and ``x_1``.
+    group_min
+        ``m``, the smallest count in the QI group of the largest cell.
+    in_largest_group
+        Whether both extremes of ``S_g - n_Q x_i`` sit in that group (the largest at a
+        cell of count ``m``, the smallest at ``x_n``); then ``spread = n_Q (x_n - m)``.
+    """
+
+    n_q: int
+    spread: float
+    largest: int
+    smallest: int
+    group_min: int
+    in_largest_group: bool
+
+    def alpha(self, epsilon: float) -> float:
+        """``alpha_SW = spread / (e^eps + n_Q - 1)``."""
+        return self.spread / (math.exp(check_epsilon(epsilon)) + self.n_q - 1)
+
+    @property
+    def printed_ratio(self) -> float:
+        """Printed bound over the true alpha, ``2 n_Q (x_n - x_1) / spread`` (epsilon
+        cancels); ``2 (x_n - x_1) / (x_n - m)`` when :attr:`in_largest_group`."""
+        top = 2 * self.n_q * (self.largest - self.smallest)
+        if self.spread > 0:
+            return top / self.spread
+        return math.inf if top > 0 else 1.0  # a constant histogram: bound and truth are 0
+
+
+def swapping_bias_spread(matrix: object) -> SwappingSpread:
+    """The spread of the DP swapping bias of one QI matrix ``(n_groups, n_Q)``, and whether
+    it comes from the group of the largest cell (:class:`SwappingSpread`)."""
+    m = _qi_matrix(matrix)
+    if m.ndim != 2:
+        raise ValueError(f"matrix must have shape (n_groups, n_Q), got {m.shape}")
+    n_q = m.shape[1]
+    values = m.sum(axis=1, keepdims=True) - n_q * m
+    group, column = np.unravel_index(int(np.argmax(m)), m.shape)
+    # within a group S_g - n_Q x_i is largest at the group's smallest count
+    same = bool(values.max() == values[group].max() and values.min() == values[group, column])
+    return SwappingSpread(n_q=n_q, spread=float(values.max() - values.min()),
+                          largest=int(m.max()), smallest=int(m.min()),
+                          group_min=int(m[group].min()), in_largest_group=same)  # fmt: skip
 
 
 # ---------------------------------------------------------------- counterexample search

@@ -1,0 +1,133 @@
+"""Chapter hygiene: one skeleton, numbered and referenced figures, no helpers in chapters,
+no typed tolerances or paper grids, ruff-clean code (issue 12, item 7).
+
+Every chapter in _toc.yml is checked; the rules are the book's style (see ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _chapters() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(str(node["file"]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return [Path(f).name for f in files if f.startswith("notebooks/")]
+
+
+CHAPTERS = _chapters()
+#: The skeleton: the level-2 headings of every chapter, in this order.
+SKELETON = [
+    "Overview",
+    "Setup",
+    "Statement",
+    "Derivation",
+    "Numerical verification",
+    "Figures",
+    "What the numbers say",
+    "Summary",
+    "Exercises",
+    "References",
+]
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```\s*$", re.S | re.M)
+
+
+def _source(slug: str) -> str:
+    return (ROOT / "notebooks" / f"{slug}.md").read_text()
+
+
+def _code_cells(text: str) -> list[str]:
+    return CODE_CELL.findall(text)
+
+
+def _without_front_matter(cell: str) -> str:
+    """A code cell's code, without its ``---`` metadata block or ``:tags:`` lines."""
+    if cell.startswith("---\n"):
+        cell = cell.split("\n---\n", 1)[1]
+    return "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_chapter_follows_the_skeleton(slug):
+    headings = re.findall(r"^## (.+?)\s*$", _source(slug), re.M)
+    assert headings == SKELETON
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_every_figure_is_named_captioned_and_referenced(slug):
+    text = _source(slug)
+    cells = [c for c in _code_cells(text) if c.startswith("---\n") and "figure:" in c]
+    assert cells, f"{slug} has no figure cell"
+    for cell in cells:
+        meta = yaml.safe_load(cell.split("\n---\n", 1)[0].removeprefix("---\n"))
+        figure = meta["mystnb"]["figure"]
+        name = figure["name"]
+        assert name.startswith("fig-"), name
+        assert "caption: |" in cell, f"{name}: write the caption as a YAML block (caption: |)"
+        assert figure["caption"].strip(), f"{name} has an empty caption"
+        assert f"`{name}`" in text.replace(cell, ""), f"{name} is never referenced by numref"
+        assert re.search(r"\{numref\}`[^`]*" + re.escape(name) + "`", text), name
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_no_helper_functions_or_typed_design_constants_in_code(slug):
+    for cell in _code_cells(_source(slug)):
+        code = _without_front_matter(cell)
+        assert not re.search(r"^\s*(def|class)\s", code, re.M), f"{slug}: helper in a chapter"
+        assert not re.search(r"(?<![\w.])4\.5(?![\w.])", code), f"{slug}: typed 4.5 tolerance"
+        if ":tags: [parameters]" not in cell:
+            assert not re.search(r"[\[(]0\.5, 1(\.0)?, 2(\.0)?, 4(\.0)?[\])]", code), (
+                f"{slug}: the paper's epsilon grid typed again (use dl.PAPER_EPSILONS)"
+            )
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_no_cross_document_glue_in_chapters(slug):
+    assert "{glue:text}`../" not in _source(slug)
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_chapter_has_two_exercises_with_dropdown_solutions(slug):
+    text = _source(slug)
+    assert text.count("```{exercise}") >= 2
+    assert text.count(":class: dropdown") >= text.count("```{exercise}")
+
+
+RUFF = shutil.which("ruff") or str(ROOT / ".venv" / "bin" / "ruff")
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_chapter_code_is_ruff_clean(slug, tmp_path):
+    """The chapter's code, converted to a script by jupytext, passes the package's ruff
+    rules (E402, imports not at the top, and B018, a bare expression that a cell displays,
+    are notebook idioms)."""
+    import jupytext
+
+    script = tmp_path / f"{slug.replace('-', '_')}.py"
+    jupytext.write(jupytext.read(ROOT / "notebooks" / f"{slug}.md"), script, fmt="py:percent")
+    config = str(ROOT / "pyproject.toml")
+    command = [RUFF, "check", "--config", config, "--ignore", "E402,B018", str(script)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-4000:]

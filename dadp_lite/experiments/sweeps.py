@@ -134,20 +134,21 @@ def swapping_sweep(
         for u in units
         for e in epsilons
     ]
+    release_of = {  # each configuration's release function and its keyword arguments
+        "swapping": lambda unit, rate, epsilon: (swapping, {"qi": qi, "rate": rate}),
+        "dp_swapping": lambda unit, rate, epsilon: (
+            dp_swapping,
+            {"qi": qi, "epsilon": epsilon, "unit": unit},
+        ),
+    }
     rows = []
     for mechanism, unit, rate, epsilon, fraction in configs:
-        key = (int(mechanism == "dp_swapping"), (("-",) + UNITS).index(unit),
+        key = (list(release_of).index(mechanism), (("-",) + UNITS).index(unit),
                round(0 if math.isnan(rate) else rate * 1e6),
                round(0 if math.isnan(epsilon) else epsilon * 1e6))  # fmt: skip
         sim_seed, boot_seed = np.random.SeedSequence(root.entropy, spawn_key=key).spawn(2)
-        if mechanism == "swapping":
-            params = {"qi": qi, "rate": rate}
-            released = simulate(swapping, hist, reps=reps, seed=sim_seed, progress=False, **params)
-        else:
-            params = {"qi": qi, "epsilon": epsilon, "unit": unit}
-            released = simulate(
-                dp_swapping, hist, reps=reps, seed=sim_seed, progress=False, **params
-            )
+        func, params = release_of[mechanism](unit, rate, epsilon)
+        released = simulate(func, hist, reps=reps, seed=sim_seed, progress=False, **params)
         summary = release_summary(released, hist.counts, rng=make_rng(boot_seed), n_boot=n_boot)
         rows.append({"mechanism": mechanism, "unit": unit, "rate": rate, "epsilon": epsilon,
                      "fraction": fraction, **summary})  # fmt: skip
@@ -181,13 +182,17 @@ def k_anonymity_sweep(
     settings = [("k_anonymity", math.nan, k) for k in k_values]
     settings += [("dp_k_anonymity", float(e), k) for e in epsilons for k in k_values]
     children = np.random.SeedSequence(seed).spawn(len(settings))
+    release_of = {  # each setting's release function and its keyword arguments
+        "k_anonymity": lambda k, epsilon: (k_anonymity, {"qi": tuple(qi), "k": k}),
+        "dp_k_anonymity": lambda k, epsilon: (
+            dp_k_anonymity,
+            {"qi": tuple(qi), "k": k, "epsilon": epsilon},
+        ),
+    }
     rows = []
     for (mechanism, epsilon, k), child in zip(settings, children, strict=True):
         run_seed, boot_seed = child.spawn(2)
-        params = {"qi": tuple(qi), "k": k}
-        if mechanism == "dp_k_anonymity":
-            params["epsilon"] = epsilon
-        func = dp_k_anonymity if mechanism == "dp_k_anonymity" else k_anonymity
+        func, params = release_of[mechanism](k, epsilon)
         released = simulate(
             func, table, reps=reps, seed=run_seed, chunk_size=chunk_size, progress=False, **params
         )

@@ -30,14 +30,21 @@ pytestmark = pytest.mark.seed_sweep
 #: Chapters with a SEED whose quick profile runs in seconds, and their numbers of seeds.
 SEEDS_PER_CHAPTER = {
     "02": 40,
+    "03": 40,
     "05": 40,
+    "07": 40,
     "08": 40,
+    "09": 40,
     "10": 40,
     "11": 40,
     "12": 200,
     "13": 40,
     "14": 40,
 }
+#: Values set on top of the quick profile. Chapter 12 runs on the first dataset only, the
+#: setting whose coverage check used to fail (``-p DATASETS_USED ma2019`` in the issue), so
+#: that 200 seeds take about half an hour on two cores rather than an hour and a half.
+OVERRIDES = {"12": {"DATASETS": ["ma2019"]}}
 FIRST_SEED = 1_000  # the seeds tried are FIRST_SEED, FIRST_SEED + 1, ...
 
 
@@ -54,8 +61,9 @@ def test_no_seed_trips_a_check(prefix, tmp_path):
     (slug,) = select_chapters(ROOT, [prefix])
     quick = load_profile(ROOT, "quick").get(slug, {})
     notebook = convert_chapter(ROOT, slug)
+    settings = {**quick, **OVERRIDES.get(prefix, {})}
     tasks = [
-        (notebook, slug, validate_parameters(ROOT, slug, {**quick, "SEED": seed}))
+        (notebook, slug, validate_parameters(ROOT, slug, {**settings, "SEED": seed}))
         for seed in _seeds(prefix)
     ]
     failures = []

@@ -370,7 +370,8 @@ def _expected_max(mean: np.ndarray, sd: np.ndarray) -> float:
     largest mean: ``lo + int_lo^hi (1 - prod_i Phi((t - mean_i)/sd_i)) dt``.
 
     The window is ``largest mean +- 12 largest sd``; below it ``P(max <= t) < 1e-32``, and
-    only cells that can reach it (``mean_i + 12 sd_i >= lo``) enter the product. This is
+    only cells that can reach it (``mean_i + 12 sd_i >= lo``) enter the product, each distinct
+    ``(mean_i, sd_i)`` once with its multiplicity as exponent. This is
     :func:`dadp_lite.theory.baselines.expected_empirical_alpha`'s integral restricted to
     where it changes, fast when a few cells dominate (DP swapping's largest cells).
     """
@@ -379,11 +380,13 @@ def _expected_max(mean: np.ndarray, sd: np.ndarray) -> float:
         return top
     lo, hi = top - _WINDOW * spread, top + _WINDOW * spread
     keep = mean + _WINDOW * sd >= lo
-    m, s = mean[keep], sd[keep]
+    # Cells with the same (mean, sd) (empty cells of one QI group, equal counts) enter the
+    # product once, raised to their multiplicity.
+    (m, s), copies = np.unique(np.stack([mean[keep], sd[keep]]), axis=1, return_counts=True)
     t = np.linspace(lo, hi, _WINDOW_POINTS)
     z = (t[:, None] - m[None, :]) / np.where(s > 0, s, 1.0)[None, :]
     log_cdf = np.where(s > 0, special.log_ndtr(z), np.where(z >= 0, 0.0, -np.inf))
-    return lo + float(np.trapezoid(1 - np.exp(log_cdf.sum(axis=1)), t))
+    return lo + float(np.trapezoid(1 - np.exp(log_cdf @ copies), t))
 
 
 def expected_alpha(bias: np.ndarray, variance: np.ndarray, reps: int) -> float:

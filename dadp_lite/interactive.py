@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from dadp_lite.data import dataset_label
-from dadp_lite.plotting import MECHANISM_LABELS, mechanism_color
+from dadp_lite.registry import REGISTRY
 
 __all__ = [
     "BUNDLE_NAME",
@@ -120,7 +120,8 @@ def _label(column: str, value: Any) -> Any:
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return None
     if column == "mechanism":
-        return MECHANISM_LABELS.get(str(value), str(value))
+        entry = REGISTRY.get(str(value))
+        return entry.label if entry is not None else str(value)
     if column == "dataset":
         return dataset_label(str(value))
     if isinstance(value, np.generic):
@@ -259,6 +260,7 @@ def sweep_chart(
         tidy["lower"] = tidy["lower"].where(tidy["lower"] > 0)
     if x_scale == "log" or y_scale == "log":
         tidy = tidy[(tidy[x] > 0) if x_scale == "log" else tidy[x].notna()]
+    choices = {column: _options(tidy[column]) for column in controls}  # the data's order
     tidy = tidy.sort_values([*dict.fromkeys(["series", *controls]), x], kind="stable")
     tidy = tidy.astype(object).where(tidy.notna(), None).reset_index(drop=True)
 
@@ -269,10 +271,9 @@ def sweep_chart(
     chosen = dict(colors or {})
     palette = []
     for label in domain:
-        try:
-            palette.append(chosen.get(mechanism_of[label]) or mechanism_color(mechanism_of[label]))
-        except ValueError:  # not a registry mechanism
-            palette.append("#555555")
+        name = mechanism_of[label]
+        entry = REGISTRY.get(name)
+        palette.append(chosen.get(name) or (entry.color if entry is not None else "#555555"))
     color = alt.Color(
         "series:N",
         title=None,
@@ -295,7 +296,7 @@ def sweep_chart(
     # Dropdowns, and the filter they drive.
     params, tests = [], []
     for column in controls:
-        options = _options(tidy[column])
+        options = choices[column]
         if not options:
             raise ValueError(f"control {column!r} has no value in the data")
         shown = [f"{v:g}" if isinstance(v, float) else str(v) for v in options]

@@ -190,7 +190,7 @@ def sweep_chart(
     y_scale: str = "linear",
     estimate_label: str = "ours",
     interval_label: str | None = None,
-    width: int = 520,
+    width: int = 600,
     height: int = 300,
 ) -> InteractiveChart:
     """An interactive line chart of ``y`` against ``x``, one line per series.
@@ -403,7 +403,10 @@ def sweep_chart(
         .resolve_scale(color="shared", strokeDash="shared")
         .configure(background="white", padding=8)
         .configure_view(stroke=None)
-        .configure_axis(grid=True, gridOpacity=0.4)
+        .configure_axis(
+            grid=True, gridOpacity=0.4, labelFontSize=12, titleFontSize=13, titleFontWeight="normal"
+        )
+        .configure_legend(labelFontSize=12, symbolSize=80)
     )
     return InteractiveChart(chart)
 

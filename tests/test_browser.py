@@ -234,3 +234,90 @@ def test_chapter_page_offers_its_notebook_and_launch_buttons(html, slug):
     links = [a["href"] for a in soup.find_all("a", href=True)]
     assert any("mybinder.org" in h and repo_path in h for h in links), "no Binder button"
     assert any("colab.research.google.com" in h and repo_path in h for h in links), "no Colab"
+
+
+# ------------------------------------------------------------- interactive charts
+#: The chapter whose interactive chart the tests drive and photograph (1,000 px wide).
+CHART_PAGE = "notebooks/12-data-release-tables"
+CHART_SHOTS = Path(os.environ.get("DADP_READER_SHOTS", "/work/reader-shots"))
+
+
+def _chart_marks(page, index: int = 0) -> str:
+    """The rendered chart's marks: every SVG path and symbol position, as one string."""
+    return page.evaluate(
+        """(index) => {
+            const chart = document.querySelectorAll('.dadp-chart')[index];
+            return Array.from(chart.querySelectorAll('svg .mark-line path, svg .mark-symbol path'))
+                .map(p => (p.getAttribute('d') || '') + '@' + (p.getAttribute('transform') || ''))
+                .join('|');
+        }""",
+        index,
+    )
+
+
+def test_chart_pages_load_the_local_vega_bundle_and_no_cdn(html):
+    """Every chapter page with a chart loads _static/dadp-vega.js from the build; no page
+    references a Vega script elsewhere, and pages without a chart do not load it."""
+    with_charts = 0
+    for slug in CHAPTERS:
+        text = (html / "notebooks" / f"{slug}.html").read_text()
+        scripts = re.findall(r'<script[^>]*src="([^"]*)"', text)
+        assert not [s for s in scripts if "vega" in s and "dadp-vega.js" not in s], slug
+        local = [s for s in scripts if "dadp-vega.js" in s]
+        if 'class="dadp-chart"' in text:
+            with_charts += 1
+            assert len(local) == 1 and not local[0].startswith(("http:", "https:", "//"))
+            bundle = (html / "notebooks").joinpath(local[0].split("?")[0]).resolve()
+            assert bundle.is_file() and "window.vegaEmbed" in bundle.read_text()
+        else:
+            assert not local, f"{slug} loads the Vega bundle without a chart"
+    assert with_charts >= 5
+
+
+def test_moving_a_control_redraws_the_interactive_chart(browser, site, screenshots):
+    """Chapter 12: the chart renders an SVG, shows a tooltip on hover, and choosing another
+    dataset or one mechanism changes the drawn marks; nothing leaves 127.0.0.1."""
+    page, problems = _open(browser, f"{site}/{CHART_PAGE}.html")
+    try:
+        page.set_viewport_size({"width": 1000, "height": 900})
+        chart = page.locator(".dadp-chart").first
+        chart.locator("svg .mark-line path").first.wait_for(timeout=20000)
+        before = _chart_marks(page)
+        assert before
+        selects = chart.locator(".vega-bindings select")
+        assert selects.count() == 2  # dataset, mechanism
+        datasets = selects.nth(0).locator("option").all_inner_texts()
+        if len(datasets) > 1:
+            selects.nth(0).select_option(index=1)
+            page.wait_for_timeout(300)
+            after = _chart_marks(page)
+            assert after and after != before, "choosing another dataset changed nothing"
+            selects.nth(0).select_option(index=0)
+            page.wait_for_timeout(300)
+            assert _chart_marks(page) == before
+        selects.nth(1).select_option(index=1)  # one mechanism instead of all
+        page.wait_for_timeout(300)
+        one = _chart_marks(page)
+        assert one and one != before and len(one) < len(before)
+        selects.nth(1).select_option(index=0)
+        page.wait_for_timeout(300)
+        point = chart.locator("svg .mark-symbol path").first
+        point.hover(force=True)
+        tooltip = page.locator("#vg-tooltip-element")
+        tooltip.wait_for(state="visible", timeout=5000)
+        assert "interval" in tooltip.inner_text()
+        page.mouse.move(0, 0)
+        # the chart with its sentence and code toggle above it, below the sticky header
+        page.evaluate(
+            "() => window.scrollBy(0, document.querySelector('.dadp-chart')"
+            ".getBoundingClientRect().top - 250)"
+        )
+        page.wait_for_timeout(200)
+        shot = screenshots / "ch12-chart-1000px.png"
+        page.screenshot(path=str(shot))
+        if CHART_SHOTS.parent.is_dir():
+            CHART_SHOTS.mkdir(exist_ok=True)
+            shutil.copy2(shot, CHART_SHOTS / shot.name)
+    finally:
+        page.close()
+    assert not problems, "\n".join(problems)

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mechanisms", "theory"),
     ("registry", "simulate"),
     ("experiments", "audit"),
-    ("plotting", "tables", "errata"),
+    ("plotting", "tables", "errata", "interactive"),
     ("book",),
 )
 LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}

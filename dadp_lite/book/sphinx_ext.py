@@ -5,10 +5,16 @@ with filename ``None`` and once with ``""``, which Sphinx does not recognise as 
 asset) make the browser throw "Identifier 'THEBE_JS_URL' has already been declared" on
 every page. This extension drops such duplicates from each page's script list, so the
 built pages load without console errors (checked by tests/test_browser.py).
+
+It also serves the interactive charts of :mod:`dadp_lite.interactive` offline: when an
+HTML build starts it writes vl-convert's self-contained Vega bundle (``dadp-vega.js``) and
+the charts' style sheet into a static folder of the build (never committed, never fetched
+from a CDN), and each page that holds a chart loads them.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 __all__ = ["setup"]
@@ -35,7 +41,34 @@ def dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, do
     scripts[:] = unique
 
 
+def write_chart_assets(app: Any) -> None:
+    """HTML builds: write the Vega bundle and chart styles into a folder of
+    ``html_static_path`` (kept between builds while the versions match)."""
+    if getattr(app.builder, "format", None) != "html":
+        return
+    from dadp_lite.interactive import write_bundle
+
+    folder = Path(app.outdir).parent / "dadp-static"
+    write_bundle(folder)
+    if str(folder) not in app.config.html_static_path:
+        app.config.html_static_path.append(str(folder))
+
+
+def load_chart_assets(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
+    """Pages holding an interactive chart load the Vega bundle and the chart styles."""
+    from dadp_lite.interactive import BUNDLE_NAME, CHART_CLASS, STYLE_NAME
+
+    if f'class="{CHART_CLASS}"' in (context.get("body") or ""):
+        app.add_js_file(BUNDLE_NAME, defer="defer")
+        app.add_css_file(STYLE_NAME)
+
+
 def setup(app: Any) -> dict:
-    """Register :func:`dedupe_scripts` (late, after every extension added its scripts)."""
+    """Register :func:`dedupe_scripts` (late, after every extension added its scripts) and
+    the chart assets."""
+    app.connect("builder-inited", write_chart_assets)
+    app.connect("html-page-context", load_chart_assets)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -11,7 +11,7 @@ import yaml
 
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.outputs import temp_folder
-from dadp_lite.book.stage import resolve_chapter_links
+from dadp_lite.book.stage import copy_static, resolve_chapter_links
 
 __all__ = ["render_html", "render_single_chapter"]
 
@@ -65,6 +65,7 @@ def render_single_chapter(root: Path, slug: str, notebook: Path, destination: Pa
         (stage / "notebooks").mkdir(parents=True)
         (stage / "book").mkdir()
         shutil.copy2(root / "_config.yml", stage / "_config.yml")
+        copy_static(root, stage)
         for name in ("references.md", "references.bib"):
             if (root / "book" / name).is_file():
                 shutil.copy2(root / "book" / name, stage / "book" / name)

@@ -5,6 +5,12 @@ with filename ``None`` and once with ``""``, which Sphinx does not recognise as 
 asset) make the browser throw "Identifier 'THEBE_JS_URL' has already been declared" on
 every page. This extension drops such duplicates from each page's script list, so the
 built pages load without console errors (checked by tests/test_browser.py).
+
+The single-page build of the PDF edition (builder ``singlehtml``) gets every node visitor
+registered for ``html`` that it lacks: Sphinx looks up a builder's own visitors first and
+falls back to its format's only when it has none, so one extension that registers a
+``singlehtml`` visitor hides the ``html`` ones of all others (myst-nb's collapsed cells
+would otherwise be "unknown node type").
 """
 
 from __future__ import annotations
@@ -35,7 +41,20 @@ def dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, do
     scripts[:] = unique
 
 
+def share_html_visitors(app: Any) -> None:
+    """Give an HTML-format builder other than ``html`` the ``html`` visitors it lacks."""
+    builder = app.builder
+    if builder.name == "html" or builder.format != "html":
+        return
+    handlers = app.registry.translation_handlers
+    own = handlers.setdefault(builder.name, {})
+    for node, pair in handlers.get("html", {}).items():
+        own.setdefault(node, pair)
+
+
 def setup(app: Any) -> dict:
-    """Register :func:`dedupe_scripts` (late, after every extension added its scripts)."""
+    """Register :func:`dedupe_scripts` (late, after every extension added its scripts) and
+    :func:`share_html_visitors`."""
     app.connect("html-page-context", dedupe_scripts, priority=900)
+    app.connect("builder-inited", share_html_visitors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

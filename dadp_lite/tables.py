@@ -175,11 +175,23 @@ def show(
 
 
 def _interval(table: pd.DataFrame, stat: str, digits: int) -> pd.Series:
-    def fmt(value: float) -> str:
-        return MISSING if pd.isna(value) else f"{value:.{digits}f}"
+    """``value ± half-width`` of the 95% interval (``value [low, high]`` if it is not
+    symmetric about the value)."""
 
-    low, mid, high = (table[c].map(fmt) for c in (f"{stat}_lo", stat, f"{stat}_hi"))
-    return mid + " [" + low + ", " + high + "]"
+    def fmt(value: float, low: float, high: float) -> str:
+        if pd.isna(value):
+            return MISSING
+        if pd.isna(low) or pd.isna(high):
+            return f"{value:.{digits}f}"
+        half = (high - low) / 2
+        if abs(value - (low + high) / 2) <= 1e-9 * max(1.0, abs(value)):
+            return f"{value:.{digits}f} \u00b1 {half:.{digits}f}"
+        return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+    return pd.Series(
+        [fmt(*v) for v in zip(table[stat], table[f"{stat}_lo"], table[f"{stat}_hi"])],
+        index=table.index,
+    )
 
 
 #: How a caption names an adjacency of :data:`dadp_lite.definitions.ADJACENCIES`.
@@ -219,7 +231,8 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
 
     Rows: mechanism x epsilon. Column groups: delta (our exact delta, the paper's), l1 bias
     and alpha (ours with its bootstrap 95% interval, the exact value where a closed form
-    exists, the paper's). ``label`` names the dataset in the caption (default: the paper's
+    exists, the paper's); ours is shown as ``value ± half-width`` of the 95% interval.
+    ``label`` names the dataset in the caption (default: the paper's
     name for it, :func:`dadp_lite.data.dataset_label`).
     """
     if not isinstance(table, pd.DataFrame):
@@ -238,10 +251,10 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
         ("", "\u03b5"): rows["epsilon"],
         ("\u03b4", "ours (exact)"): rows["delta_exact"].round(4),
         ("\u03b4", "paper"): rows["paper_delta"].round(4),
-        ("\u2113\u2081 bias (records)", "ours [95% CI]"): _interval(rows, "bias_l1", 1),
+        ("\u2113\u2081 bias (records)", "ours \u00b1 95% CI"): _interval(rows, "bias_l1", 1),
         ("\u2113\u2081 bias (records)", "exact"): rows["bias_l1_exact"],
         ("\u2113\u2081 bias (records)", "paper"): rows["paper_bias_l1"],
-        ("\u03b1 (records)", "ours [95% CI]"): _interval(rows, "alpha", 2),
+        ("\u03b1 (records)", "ours \u00b1 95% CI"): _interval(rows, "alpha", 2),
         ("\u03b1 (records)", "exact"): rows["alpha_exact"],
         ("\u03b1 (records)", "paper"): rows["paper_alpha"],
     }
@@ -261,10 +274,10 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
         f"{ADJACENCY_WORDS.get(adj, adj)}: {', '.join(m)}" for adj, m in by_adjacency.items()
     )
     caption = (
-        f"{title}: ours ({int(rows['reps'].iloc[0])} releases per row; bootstrap 95% interval "
-        f"in brackets) beside the paper's printed values ({MISSING}: not printed, or no closed "
-        f"form). \u03b4 is the exact \u03b4 at the adjacency of each proof ({adjacency}). "
-        "\u2113\u2081 bias and \u03b1 are in records."
+        f"{title}: ours ({int(rows['reps'].iloc[0])} releases per row, \u00b1 the half-width "
+        f"of the bootstrap 95% interval) beside the paper's printed values ({MISSING}: not "
+        "printed, or no closed form). \u03b4 is the exact \u03b4 at the adjacency of each "
+        f"proof ({adjacency}). \u2113\u2081 bias and \u03b1 are in records."
     )
     digits = {
         ("", "\u03b5"): "g",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -90,14 +92,14 @@ def test_release_table_in_the_papers_layout(release):
     assert "in records" in styler.caption and "Rounding:" in styler.caption
     for group in ("\u03b4", "\u2113\u2081 bias (records)", "\u03b1 (records)"):
         assert f">{group}<" in html
-    assert html.count(">ours [95% CI]<") == 2 and html.count(">paper<") == 3
+    assert html.count(">ours \u00b1 95% CI<") == 2 and html.count(">paper<") == 3
     assert "row_heading" not in html
     body = styler.data
     assert len(body) == len(PAPER_TABLE_MECHANISMS) * len(dl.PAPER_EPSILONS)
     labels = [label for label in body[("", "mechanism")] if label]
     assert labels == [dl.registry.get(m).label for m in PAPER_TABLE_MECHANISMS]
-    interval = body[("\u2113\u2081 bias (records)", "ours [95% CI]")].iloc[0]
-    assert interval.count("[") == 1 and interval.endswith("]")
+    interval = body[("\u2113\u2081 bias (records)", "ours \u00b1 95% CI")].iloc[0]
+    assert re.fullmatch(r"\d+\.\d \u00b1 \d+\.\d", interval), interval
 
 
 def test_release_table_refuses_other_frames(release):

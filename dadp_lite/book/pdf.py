@@ -71,6 +71,7 @@ div.cell details.hide.above-input, .bd-search, .search-button, .theme-switch-but
   max-width: none !important; width: 100% !important; padding: 0 !important; margin: 0 !important;
 }
 .bd-article { padding: 0 !important; }
+.bd-main .bd-content .bd-article h1:first-of-type { display: block !important; }
 body { font-size: 10pt; }
 section.dadp-document { break-before: page; }
 .dadp-title-page { break-after: page; display: flex; flex-direction: column;
@@ -210,9 +211,9 @@ def _front_matter(root: Path, documents: list[dict], pages: dict[str, int] | Non
             if doc is None:
                 continue
             page = "" if pages is None else str(pages.get(doc["id"], ""))
-            title = doc["title"] if doc["doc"] else "Introduction"
+            name = doc["title"] if doc["doc"] else "Introduction"
             rows.append(
-                f'<li><a href="#{html.escape(doc["id"])}">{html.escape(title)}</a>'
+                f'<li><a href="#{html.escape(doc["id"])}">{html.escape(name)}</a>'
                 f'<span class="dadp-dots"></span><span class="dadp-page">{page}</span></li>'
             )
     return (

@@ -311,7 +311,7 @@ def test_hidden_code_is_one_click_away(browser, site, screenshots):
         summary.click()
         code.wait_for(state="visible", timeout=5_000)
         shown = code.is_visible() and "import" in code.inner_text()
-        page.screenshot(path=str(screenshots / "ch12-toggle-open-1000px.png"))
+        toggle.screenshot(path=str(screenshots / "ch12-toggle-open-1000px.png"))
         summary.click()
         code.wait_for(state="hidden", timeout=5_000)
         hidden_after = not code.is_visible()

@@ -1,5 +1,6 @@
 # Two entry points, each doing its own set-up in ./.venv:
 #   make book   -> executes every chapter (profile full by default) and renders _build/html
+#   make pdf    -> the same, then the whole book as one PDF: _build/pdf/dadp-book.pdf
 #   make test   -> unit tests + quick-profile execution of every chapter + HTML checks, the
 #                  HTML also in headless Chromium (Debian's `chromium`; installed here with
 #                  apt-get when running as root, otherwise the browser test is skipped)
@@ -9,7 +10,7 @@ PROFILE ?= full
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test lint bench browser clean
+.PHONY: book pdf test lint bench browser clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +20,11 @@ $(STAMP): pyproject.toml
 
 book: $(STAMP)
 	$(BIN)/dadp-book build --profile $(PROFILE)
+
+# The book as one PDF (title page, contents, figures, rendered math), printed by Chromium:
+# _build/pdf/dadp-book.pdf.
+pdf: $(STAMP) browser
+	$(BIN)/dadp-book build --profile $(PROFILE) --pdf
 
 # Headless Chromium for tests/test_browser.py (never a browser download: Debian's package).
 browser:

@@ -1,39 +1,296 @@
-"""Tables a reader is meant to read: our numbers beside the paper's, in the paper's layout."""
+"""One look for every table a reader is meant to read, like the one figure style.
+
+:func:`show` turns a data frame into a pandas ``Styler``: no index column (a meaningful
+index becomes ordinary columns), numbers rounded as stated in the caption, missing values
+as a dash, and the CSS class ``dadp-table`` that ``_static/dadp.css`` styles (compact font,
+headers that wrap, numbers on one line, right-aligned). :func:`release_table` lays out a
+data-release table the way the paper prints Tables 1-3: one row per mechanism and epsilon,
+and for delta, l1 bias and alpha our value (with its bootstrap 95% interval) beside the
+paper's printed value.
+"""
 
 from __future__ import annotations
 
-import pandas as pd
+import hashlib
+import math
+from collections.abc import Mapping
+from numbers import Integral, Real
 
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from dadp_lite.data import dataset_label
 from dadp_lite.registry import get
 
-__all__ = ["display_release_table"]
+__all__ = ["CSS_CLASS", "release_table", "show"]
+
+#: The class every reader table carries (styled by ``_static/dadp.css``).
+CSS_CLASS = "dadp-table"
+#: What a missing value is shown as (e.g. a number the paper does not print).
+MISSING = "\u2014"
+
+Digits = int | str | Mapping[object, int | str]
 
 
-def _with_interval(table: pd.DataFrame, stat: str, digits: int) -> pd.Series:
-    def fmt(column: str) -> pd.Series:
-        return table[column].map(lambda v: f"{v:.{digits}f}")
+def _spec(digits: int | str, where: str) -> str:
+    """A format spec from ``digits``: an int is decimals (``.3f``), a str a spec (``.3g``)."""
+    if isinstance(digits, bool) or not isinstance(digits, Integral | str):
+        raise TypeError(f"{where} must be an int (decimals) or a format spec such as '.3g'")
+    if isinstance(digits, Integral):
+        if digits < 0:
+            raise ValueError(f"{where} must be >= 0 decimals, got {digits}")
+        return f".{int(digits)}f"
+    try:
+        format(1.5, digits)
+    except ValueError as error:
+        raise ValueError(f"{where}: {digits!r} is not a number format spec") from error
+    return digits
 
-    return fmt(stat) + " [" + fmt(f"{stat}_lo") + ", " + fmt(f"{stat}_hi") + "]"
+
+def _describe(spec: str) -> str:
+    """``.2f`` -> '2 decimals', ``.3g`` -> '3 significant digits'."""
+    kind, n = spec[-1], spec.removeprefix(".").rstrip("fgeE%")
+    if kind == "f" and n.isdigit():
+        return f"{n} decimal{'s' if n != '1' else ''}"
+    if kind == "g" and n.isdigit():
+        return f"{n} significant digits"
+    return f"format {spec}"
 
 
-def display_release_table(table: pd.DataFrame) -> pd.DataFrame:
-    """A :func:`dadp_lite.experiments.compare_with_paper` table in the paper's layout, ours
-    beside the paper's."""
-    return pd.DataFrame(
-        {
-            "mechanism": table["mechanism"].map(lambda name: get(name).label),
-            "epsilon": table["epsilon"],
-            "delta (formula)": table["delta_paper"].round(3),
-            "delta printed": table["paper_delta"],
-            "delta exact": table["delta_exact"].round(4),
-            "adjacency": table["delta_adjacency"],
-            "L1 bias [95% CI]": _with_interval(table, "bias_l1", 1),
-            "L1 exact": table["bias_l1_exact"].round(1),
-            "L1 paper": table["paper_bias_l1"],
-            "L1 ratio": table["ratio_bias_l1"].round(2),
-            "alpha [95% CI]": _with_interval(table, "alpha", 2),
-            "alpha exact": table["alpha_exact"].round(2),
-            "alpha exact + floor": table["alpha_expected_empirical"].round(2),
-            "alpha paper": table["paper_alpha"],
-        }
+def _label(column: object) -> str:
+    return " ".join(str(c) for c in column if str(c)) if isinstance(column, tuple) else str(column)
+
+
+def _format_number(spec: str):
+    def fmt(value: object) -> str:
+        if value is None or (isinstance(value, Real) and math.isnan(float(value))):
+            return MISSING
+        if isinstance(value, bool) or not isinstance(value, Real):
+            return str(value)
+        if isinstance(value, Integral):
+            return str(value)
+        return format(float(value), spec)
+
+    return fmt
+
+
+def _numeric(column: pd.Series) -> bool:
+    """Numbers, or text that reads as numbers (intervals, ranges): right-aligned, one line."""
+    if pd.api.types.is_bool_dtype(column):
+        return False
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    text = column.dropna().astype(str)
+    return bool(len(text)) and bool(text.str.match(r"^\s*([-\u2212\u2014+]|\d|\.\d|nan$)").all())
+
+
+def show(
+    frame: pd.DataFrame,
+    *,
+    caption: str,
+    digits: Digits = 3,
+    rounding: str | None = None,
+    group_by: object | None = None,
+) -> Styler:
+    """The book's table look for ``frame``: a Styler with no index column and a caption.
+
+    Parameters
+    ----------
+    frame : a data frame; a named or non-default index becomes leading columns.
+    caption : what the table shows and its units (required, non-empty).
+    digits : decimals for every float column (int), a format spec (``".3g"``), or a mapping
+        column -> decimals or spec for some columns (the others get 3 decimals). Integer and
+        text columns are shown as they are.
+    rounding : the sentence on rounding appended to the caption (default: derived from
+        ``digits``, e.g. "Numbers to 2 decimals.").
+    group_by : a column whose repeated values are blanked after the first of each run, with
+        a rule above each new group (the paper's "mechanism" rows).
+
+    Raises ``TypeError`` for a non-frame or a bad ``digits`` value, ``ValueError`` for an
+    empty caption, negative decimals or a column that is not in the frame.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if not isinstance(caption, str) or not caption.strip():
+        raise ValueError("caption must be a non-empty sentence saying what the table shows")
+    if not frame.columns.is_unique:
+        twice = list(frame.columns[frame.columns.duplicated()])
+        raise ValueError(f"frame has duplicate columns: {twice}")
+    keeps_index = not isinstance(frame.index, pd.RangeIndex) or any(
+        name is not None for name in frame.index.names
+    )
+    data = frame.reset_index() if keeps_index else frame.reset_index(drop=True)
+    if isinstance(digits, Mapping):
+        unknown = [c for c in digits if c not in data.columns]
+        if unknown:
+            raise ValueError(f"digits names columns not in the frame: {unknown}")
+        specs = {c: _spec(d, f"digits[{c!r}]") for c, d in digits.items()}
+        default = ".3f"
+    else:
+        default, specs = _spec(digits, "digits"), {}
+    if group_by is not None and group_by not in data.columns:
+        raise ValueError(f"group_by names a column not in the frame: {group_by!r}")
+
+    floats = [c for c in data.columns if pd.api.types.is_float_dtype(data[c])]
+    used = {c: specs.get(c, default) for c in floats} | specs
+    if rounding is None:
+        kinds = sorted({_describe(s) for s in used.values()})
+        if not used:
+            rounding = ""
+        elif len(kinds) == 1:
+            rounding = f"Numbers to {kinds[0]}."
+        else:
+            rounding = (
+                "Numbers to "
+                + "; ".join(
+                    f"{_describe(s)} ({', '.join(_label(c) for c, t in used.items() if t == s)})"
+                    for s in dict.fromkeys(used.values())
+                )
+                + "."
+            )
+
+    classes = pd.DataFrame("", index=data.index, columns=data.columns)
+    for column in data.columns:
+        classes[column] = "dadp-num" if _numeric(data[column]) else "dadp-text"
+    shown = data.copy()
+    if group_by is not None:
+        starts = shown[group_by].ne(shown[group_by].shift())
+        shown[group_by] = shown[group_by].where(starts, "")
+        for column in data.columns:
+            classes.loc[starts & (shown.index > 0), column] += " dadp-group-start"
+
+    text = caption.strip() + (" " + rounding if rounding else "")
+    uuid = hashlib.sha1((text + "|".join(map(str, data.columns))).encode()).hexdigest()[:10]
+    styler = shown.style
+    for column in data.columns:
+        spec = used.get(column, default)
+        styler = styler.format(_format_number(spec), subset=[column])
+    return (
+        styler.hide(axis="index")
+        .set_caption(text)
+        .set_td_classes(classes)
+        .set_table_attributes(f'class="{CSS_CLASS}"')
+        .set_uuid(uuid)
+    )
+
+
+def _interval(table: pd.DataFrame, stat: str, digits: int) -> pd.Series:
+    """``value ± half-width`` of the 95% interval (``value [low, high]`` if it is not
+    symmetric about the value)."""
+
+    def fmt(value: float, low: float, high: float) -> str:
+        if pd.isna(value):
+            return MISSING
+        if pd.isna(low) or pd.isna(high):
+            return f"{value:.{digits}f}"
+        half = (high - low) / 2
+        if abs(value - (low + high) / 2) <= 1e-9 * max(1.0, abs(value)):
+            return f"{value:.{digits}f} \u00b1 {half:.{digits}f}"
+        return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+    return pd.Series(
+        [fmt(*v) for v in zip(table[stat], table[f"{stat}_lo"], table[f"{stat}_hi"])],
+        index=table.index,
+    )
+
+
+#: How a caption names an adjacency of :data:`dadp_lite.definitions.ADJACENCIES`.
+ADJACENCY_WORDS = {
+    "replace": "replace one record",
+    "add_remove": "add or remove one record",
+    "qi_replace": "change one record's QI",
+}
+
+#: Columns of a :func:`dadp_lite.experiments.compare_with_paper` table that
+#: :func:`release_table` reads.
+RELEASE_COLUMNS = (
+    "dataset",
+    "mechanism",
+    "epsilon",
+    "delta_exact",
+    "delta_adjacency",
+    "paper_delta",
+    "bias_l1",
+    "bias_l1_lo",
+    "bias_l1_hi",
+    "bias_l1_exact",
+    "paper_bias_l1",
+    "alpha",
+    "alpha_lo",
+    "alpha_hi",
+    "alpha_exact",
+    "paper_alpha",
+    "reps",
+    "table",
+)
+
+
+def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
+    """A data-release table (:func:`dadp_lite.experiments.compare_with_paper`, one dataset)
+    laid out as the paper's Tables 1-3.
+
+    Rows: mechanism x epsilon. Column groups: delta (our exact delta, the paper's), l1 bias
+    and alpha (ours with its bootstrap 95% interval, the exact value where a closed form
+    exists, the paper's); ours is shown as ``value ± half-width`` of the 95% interval.
+    ``label`` names the dataset in the caption (default: the paper's
+    name for it, :func:`dadp_lite.data.dataset_label`).
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
+    missing = [c for c in RELEASE_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks the columns {missing} (use ex.compare_with_paper)")
+    if table.empty:
+        raise ValueError("table has no rows")
+    datasets = list(dict.fromkeys(table["dataset"]))
+    if len(datasets) != 1:
+        raise ValueError(f"table holds several datasets {datasets}: pass one at a time")
+    rows = table.reset_index(drop=True)
+    columns = {
+        ("", "mechanism"): rows["mechanism"].map(lambda name: get(name).label),
+        ("", "\u03b5"): rows["epsilon"],
+        ("\u03b4", "ours (exact)"): rows["delta_exact"].round(4),
+        ("\u03b4", "paper"): rows["paper_delta"].round(4),
+        ("\u2113\u2081 bias (records)", "ours \u00b1 95% CI"): _interval(rows, "bias_l1", 1),
+        ("\u2113\u2081 bias (records)", "exact"): rows["bias_l1_exact"],
+        ("\u2113\u2081 bias (records)", "paper"): rows["paper_bias_l1"],
+        ("\u03b1 (records)", "ours \u00b1 95% CI"): _interval(rows, "alpha", 2),
+        ("\u03b1 (records)", "exact"): rows["alpha_exact"],
+        ("\u03b1 (records)", "paper"): rows["paper_alpha"],
+    }
+    frame = pd.DataFrame(columns)
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    for column in frame.columns:
+        if frame[column].dtype == object and column[1] in ("ours (exact)", "paper", "exact"):
+            frame[column] = pd.to_numeric(frame[column])
+
+    name = label or dataset_label(datasets[0])
+    number = rows["table"].dropna()
+    title = f"Table {int(number.iloc[0])}, {name}" if len(number) else f"Data release, {name}"
+    by_adjacency: dict[str, list[str]] = {}
+    for mech, adj in dict.fromkeys(zip(rows["mechanism"], rows["delta_adjacency"])):
+        by_adjacency.setdefault(str(adj), []).append(get(mech).label)
+    adjacency = "; ".join(
+        f"{ADJACENCY_WORDS.get(adj, adj)}: {', '.join(m)}" for adj, m in by_adjacency.items()
+    )
+    caption = (
+        f"{title}: ours ({int(rows['reps'].iloc[0])} releases per row, \u00b1 the half-width "
+        f"of the bootstrap 95% interval) beside the paper's printed values ({MISSING}: not "
+        "printed, or no closed form). \u03b4 is the exact \u03b4 at the adjacency of each "
+        f"proof ({adjacency}). \u2113\u2081 bias and \u03b1 are in records."
+    )
+    digits = {
+        ("", "\u03b5"): "g",
+        ("\u03b4", "ours (exact)"): ".4g",
+        ("\u03b4", "paper"): ".4g",
+        ("\u2113\u2081 bias (records)", "exact"): 1,
+        ("\u2113\u2081 bias (records)", "paper"): 1,
+        ("\u03b1 (records)", "exact"): 2,
+        ("\u03b1 (records)", "paper"): 2,
+    }
+    rounding = (
+        "Rounding: \u03b4 to 4 decimals, \u2113\u2081 bias to 1 decimal, \u03b1 to 2 decimals."
+    )
+    return show(
+        frame, caption=caption, digits=digits, rounding=rounding, group_by=("", "mechanism")
     )

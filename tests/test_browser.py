@@ -93,9 +93,10 @@ def screenshots(html):
     return folder
 
 
-def _open(browser, url: str):
-    """Open ``url``; return the page and the console errors / blocked requests seen."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def _open(browser, url: str, width: int = 1280):
+    """Open ``url`` (a ``width`` px wide window); return the page and the console errors /
+    blocked requests seen."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
     problems: list[str] = []
     page.on(
         "console",
@@ -320,4 +321,96 @@ def test_moving_a_control_redraws_the_interactive_chart(browser, site, screensho
             shutil.copy2(shot, CHART_SHOTS / shot.name)
     finally:
         page.close()
+    assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------- the reader's edition
+READER_SHOTS = Path(os.environ.get("DADP_READER_SHOTS", "/work/reader-shots"))
+TABLES_PAGE = "notebooks/12-data-release-tables"
+
+
+def _keep_shot(path: Path) -> None:
+    """Copy a screenshot where the lead can see it (skipped when that folder cannot exist)."""
+    try:
+        READER_SHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, READER_SHOTS / path.name)
+    except OSError:
+        pass
+
+
+def test_table_1_fits_a_1000_px_page_and_code_wraps(browser, site, screenshots):
+    """Chapter 12's Table 1 in the paper's layout fits the page at 1,000 px: no scrollbar of
+    its own, its right edge inside the window, the page not wider than the window; intervals
+    on one line; no code line runs off the page."""
+    page, problems = _open(browser, f"{site}/{TABLES_PAGE}.html", width=1000)
+    try:
+        _wait_for_math(page)
+        table = page.locator("table.dadp-table").first
+        table.scroll_into_view_if_needed()
+        table.screenshot(path=str(screenshots / "ch12-table1-1000px.png"))
+        page.screenshot(path=str(screenshots / "ch12-table1-1000px-page.png"))
+        fit = table.evaluate(
+            """t => {
+                const box = t.closest('.output') || t.parentElement;
+                const cells = Array.from(t.querySelectorAll('td.dadp-num'));
+                return {scroll: t.scrollWidth, width: box.clientWidth,
+                        boxScroll: box.scrollWidth,
+                        right: t.getBoundingClientRect().right, window: window.innerWidth,
+                        page: document.documentElement.scrollWidth,
+                        caption: t.caption ? t.caption.textContent : '',
+                        index: t.querySelectorAll('th.row_heading, th.index_name').length,
+                        wrapped: cells.filter(c => {
+                            const r = document.createRange();
+                            r.selectNodeContents(c);
+                            return new Set(Array.from(r.getClientRects(),
+                                                      b => Math.round(b.top))).size > 1;
+                        }).length};
+            }"""
+        )
+        code = page.evaluate(
+            """() => Array.from(document.querySelectorAll('div.cell_input pre'))
+                  .filter(p => p.scrollWidth > p.clientWidth + 1).length"""
+        )
+    finally:
+        page.close()
+    for name in ("ch12-table1-1000px.png", "ch12-table1-1000px-page.png"):
+        _keep_shot(screenshots / name)
+    assert fit["caption"].startswith("Table 1"), fit["caption"]
+    assert fit["index"] == 0, "the table shows an index column"
+    assert fit["scroll"] <= fit["width"], f"table wider than its column: {fit}"
+    assert fit["boxScroll"] <= fit["width"], f"the table's box scrolls: {fit}"
+    assert fit["right"] <= fit["window"], f"table runs off the window: {fit}"
+    assert fit["page"] <= fit["window"], f"the page scrolls sideways: {fit}"
+    assert fit["wrapped"] == 0, f"{fit['wrapped']} number cell(s) wrap over lines"
+    assert code == 0, f"{code} code block(s) scroll sideways at 1,000 px"
+    assert not problems, "\n".join(problems)
+
+
+def test_hidden_code_is_one_click_away(browser, site, screenshots):
+    """A setup cell's code is collapsed; one click shows it, another hides it again."""
+    page, problems = _open(browser, f"{site}/{TABLES_PAGE}.html", width=1000)
+    try:
+        toggle = page.locator("div.cell details.hide.above-input").first
+        code = toggle.locator("div.cell_input pre").first
+        summary = toggle.locator("summary").first
+        summary.scroll_into_view_if_needed()
+        hidden_before = not code.is_visible()
+        summary.click()
+        code.wait_for(state="visible", timeout=5_000)
+        shown = code.is_visible() and "import" in code.inner_text()
+        toggle.screenshot(path=str(screenshots / "ch12-toggle-open-1000px.png"))
+        summary.click()
+        code.wait_for(state="hidden", timeout=5_000)
+        hidden_after = not code.is_visible()
+        verification = page.locator(
+            "div.cell:not(:has(details.hide)) div.cell_input pre", has_text="assert "
+        )
+        visible_checks = verification.count() > 0 and verification.first.is_visible()
+    finally:
+        page.close()
+    _keep_shot(screenshots / "ch12-toggle-open-1000px.png")
+    assert hidden_before, "the setup cell's code is shown before any click"
+    assert shown, "clicking the toggle did not show the code"
+    assert hidden_after, "clicking the toggle again did not hide the code"
+    assert visible_checks, "the verification code is not visible"
     assert not problems, "\n".join(problems)

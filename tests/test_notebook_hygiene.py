@@ -131,3 +131,89 @@ def test_chapter_code_is_ruff_clean(slug, tmp_path):
     command = [RUFF, "check", "--config", config, "--ignore", "E402,B018", str(script)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-4000:]
+
+
+# ------------------------------------------------------------- reader's toggles
+#: Calls that only set the session up (a cell of imports and these is a setup cell).
+SETUP_CALLS = {"use_style", "set_option", "filterwarnings"}
+
+
+def _cell_tags(cell: str) -> list[str]:
+    tags = re.search(r"^:tags:\s*\[(.*)\]\s*$", cell, re.M)
+    found = [t.strip().strip("'\"") for t in tags.group(1).split(",")] if tags else []
+    if cell.startswith("---\n"):
+        meta = yaml.safe_load(cell.split("\n---\n", 1)[0].removeprefix("---\n")) or {}
+        found += list(meta.get("tags", []))
+    return found
+
+
+def _call_name(node) -> str:
+    func = node.func
+    return getattr(func, "attr", None) or getattr(func, "id", "")
+
+
+def _names(code: str, context: type) -> set[str]:
+    import ast
+
+    nodes = ast.walk(ast.parse(code))
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, context)}
+
+
+def _cell_kind(code: str, later_code: str) -> str:
+    """``verify`` (asserts or raises), ``setup`` (imports and set-up calls only), ``glue``
+    (glue calls, and values nothing after the cell uses), or ``other``."""
+    import ast
+
+    tree = ast.parse(code)
+    nodes = list(ast.walk(tree))
+    if any(isinstance(n, ast.Assert | ast.Raise) for n in nodes) or any(
+        isinstance(n, ast.Call) and _call_name(n).startswith("assert") for n in nodes
+    ):
+        return "verify"
+    if not tree.body:
+        return "other"
+
+    def is_setup(st) -> bool:
+        return isinstance(st, ast.Import | ast.ImportFrom) or (
+            isinstance(st, ast.Expr)
+            and isinstance(st.value, ast.Call)
+            and _call_name(st.value) in SETUP_CALLS
+        )
+
+    def is_glue(st) -> bool:
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            return _call_name(st.value) == "glue"
+        if isinstance(st, ast.For | ast.If):
+            inner = st.body + st.orelse
+            return any(is_glue(s) for s in inner) and all(
+                is_glue(s) or isinstance(s, ast.Assign) for s in inner
+            )
+        return False
+
+    if all(is_setup(st) for st in tree.body):
+        return "setup"
+    glues = all(is_glue(st) or isinstance(st, ast.Assign) for st in tree.body)
+    if glues and any(is_glue(st) for st in tree.body):
+        defines = _names(code, ast.Store) & _names(later_code, ast.Load)
+        return "other" if defines else "glue"
+    return "other"
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_setup_and_glue_cells_are_collapsed_and_checks_are_visible(slug):
+    """A reader sees the verification and the figures' code; cells that only import or
+    only glue numbers into the prose sit behind a toggle (tag ``hide-input``)."""
+    cells = _code_cells(_source(slug))
+    codes = [_without_front_matter(c) for c in cells]
+    for i, (cell, code) in enumerate(zip(cells, codes)):
+        tags = _cell_tags(cell)
+        if "parameters" in tags:
+            continue
+        kind = _cell_kind(code, "\n".join(codes[i + 1 :]))
+        hidden = bool({"hide-input", "remove-input", "hide-cell", "remove-cell"} & set(tags))
+        first_line = code.strip().splitlines()[0] if code.strip() else ""
+        where = f"{slug}, code cell {i + 1} ({first_line[:60]!r})"
+        if kind in ("setup", "glue"):
+            assert "hide-input" in tags, f"{where}: a {kind} cell, tag it hide-input"
+        if kind == "verify" or ("figure:" in cell and cell.startswith("---\n")):
+            assert not hidden, f"{where}: checks and figure code stay visible (no hide tag)"

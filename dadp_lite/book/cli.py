@@ -60,6 +60,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--build-dir", type=Path, default=None, help="default: <root>/_build")
     build.add_argument("--jobs", type=int, default=None, help="parallel chapters (default: 2)")
     build.add_argument("--no-html", action="store_true", help="execute only")
+    build.add_argument(
+        "--pdf",
+        action="store_true",
+        help="also print the whole book to <build-dir>/pdf/dadp-book.pdf (Chromium)",
+    )
     params = sub.add_parser("params", help="a chapter's parameters: default, type, range, meaning")
     params.add_argument("chapter")
     run = sub.add_parser("run", help="execute one chapter with your parameters")
@@ -101,7 +106,13 @@ def _cmd_build(root: Path, args: argparse.Namespace) -> int:
     chapters = None
     if args.chapters is not None:
         chapters = [c.strip() for c in args.chapters.split(",") if c.strip()]
-    build_book(root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html)
+    if args.pdf and args.no_html:
+        raise BuildError("--pdf prints the rendered book: it cannot go with --no-html")
+    html = build_book(root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html)
+    if args.pdf:
+        from dadp_lite.book.pdf import build_pdf
+
+        print(f"PDF written: {build_pdf(root, html.parent)}")
     return 0
 
 

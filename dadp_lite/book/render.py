@@ -11,13 +11,15 @@ import yaml
 
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.outputs import temp_folder
-from dadp_lite.book.stage import resolve_chapter_links
+from dadp_lite.book.stage import copy_static, resolve_chapter_links
 
 __all__ = ["render_html", "render_single_chapter"]
 
 
-def render_html(stage: Path, build_dir: Path, strict: bool = True) -> Path:
-    """Run Jupyter Book on ``stage`` (strict: warnings are errors); returns the HTML folder."""
+def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str = "html") -> Path:
+    """Run Jupyter Book on ``stage`` (strict: warnings are errors); returns the HTML folder,
+    ``<build_dir>/html`` (or ``<build_dir>/singlehtml`` with ``builder="singlehtml"``, the
+    whole book as one page, sharing the Sphinx cache of the HTML build)."""
     jb_out = build_dir / "jb"
     command = [
         sys.executable,
@@ -28,22 +30,23 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True) -> Path:
         "--path-output",
         str(jb_out),
         "--builder",
-        "html",
+        builder,
     ]
     if strict:
         command += ["-n", "-W", "--keep-going"]
-    print("  rendering HTML:", " ".join(command[2:]), flush=True)
+    print(f"  rendering {builder}:", " ".join(command[2:]), flush=True)
     completed = subprocess.run(command, capture_output=True, text=True)
     log = completed.stdout + completed.stderr
-    (build_dir / "jupyter-book.log").write_text(log)
+    suffix = "" if builder == "html" else f"-{builder}"
+    (build_dir / f"jupyter-book{suffix}.log").write_text(log)
     if completed.returncode != 0:
         problems = [ln for ln in log.splitlines() if "WARNING" in ln or "ERROR" in ln]
         shown = "\n".join(problems[:40]) or log[-3000:]
         raise BuildError(f"Jupyter Book reported problems (strict mode):\n{shown}")
-    html = build_dir / "html"
+    html = build_dir / builder
     if html.exists():
         shutil.rmtree(html)
-    shutil.copytree(jb_out / "_build" / "html", html)
+    shutil.copytree(jb_out / "_build" / builder, html)
     return html
 
 
@@ -65,6 +68,7 @@ def render_single_chapter(root: Path, slug: str, notebook: Path, destination: Pa
         (stage / "notebooks").mkdir(parents=True)
         (stage / "book").mkdir()
         shutil.copy2(root / "_config.yml", stage / "_config.yml")
+        copy_static(root, stage)
         for name in ("references.md", "references.bib"):
             if (root / "book" / name).is_file():
                 shutil.copy2(root / "book" / name, stage / "book" / name)

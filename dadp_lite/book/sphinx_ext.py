@@ -10,6 +10,12 @@ It also serves the interactive charts of :mod:`dadp_lite.interactive` offline: w
 HTML build starts it writes vl-convert's self-contained Vega bundle (``dadp-vega.js``) and
 the charts' style sheet into a static folder of the build (never committed, never fetched
 from a CDN), and each page that holds a chart loads them.
+
+The single-page build of the PDF edition (builder ``singlehtml``) gets every node visitor
+registered for ``html`` that it lacks: Sphinx looks up a builder's own visitors first and
+falls back to its format's only when it has none, so one extension that registers a
+``singlehtml`` visitor hides the ``html`` ones of all others (myst-nb's collapsed cells
+would otherwise be "unknown node type").
 """
 
 from __future__ import annotations
@@ -65,10 +71,22 @@ def load_chart_assets(
         app.add_css_file(STYLE_NAME)
 
 
+def share_html_visitors(app: Any) -> None:
+    """Give an HTML-format builder other than ``html`` the ``html`` visitors it lacks."""
+    builder = app.builder
+    if builder.name == "html" or builder.format != "html":
+        return
+    handlers = app.registry.translation_handlers
+    own = handlers.setdefault(builder.name, {})
+    for node, pair in handlers.get("html", {}).items():
+        own.setdefault(node, pair)
+
+
 def setup(app: Any) -> dict:
     """Register :func:`dedupe_scripts` (late, after every extension added its scripts) and
-    the chart assets."""
+    the chart assets and :func:`share_html_visitors`."""
     app.connect("builder-inited", write_chart_assets)
     app.connect("html-page-context", load_chart_assets)
     app.connect("html-page-context", dedupe_scripts, priority=900)
+    app.connect("builder-inited", share_html_visitors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -18,12 +18,20 @@ import yaml
 from dadp_lite.book.discovery import chapter_path, chapter_title, list_chapters
 from dadp_lite.book.provenance import versions
 
-__all__ = ["resolve_chapter_links", "stage_book", "status_table"]
+__all__ = ["copy_static", "resolve_chapter_links", "stage_book", "status_table"]
 
 _DOC_ROLE = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?\.\./notebooks/([^`<>]+?)>?`")
 _REF_ROLE = re.compile(r"\{(ref|numref|prf:ref|eq)\}`(?:([^`<]*?)\s*<)?([^`<>]+?)>?`")
 _GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`\.\./notebooks/([^`:]+?)(?:\.ipynb|\.md)?::[^`]*`")
 _LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*name:\s*(fig-\S+)", re.M)
+
+
+def copy_static(root: Path, stage: Path) -> None:
+    """The book's ``_static`` folder (its CSS) beside the staged config, fresh each time."""
+    if (stage / "_static").exists():
+        shutil.rmtree(stage / "_static")
+    if (root / "_static").is_dir():
+        shutil.copytree(root / "_static", stage / "_static")
 
 
 def _filtered_toc(toc: object, keep: set[str]) -> object:
@@ -172,6 +180,7 @@ def stage_book(
     sources; ``book/status.md`` gets :func:`status_table` appended.
     """
     shutil.copy2(root / "_config.yml", stage / "_config.yml")
+    copy_static(root, stage)
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     keep = set(slugs) | {f"{s}.md" for s in slugs}
     (stage / "_toc.yml").write_text(yaml.safe_dump(_filtered_toc(toc, keep), sort_keys=False))

@@ -1,0 +1,98 @@
+"""The PDF edition (``dadp-book build --pdf``): the session's book, printed by Chromium.
+
+Reuses the session build of conftest.py (``html``: chapters executed once with the quick
+profile, rendered in strict mode), so no notebook is executed again: only the single-page
+render and the print are timed here. Text is read back with pypdf.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dadp_lite.book.discovery import chapter_title, list_chapters
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = list_chapters(ROOT)
+# TeX left in the text: \( \) \[ \] $$, or $...$ holding TeX syntax (as tests/test_browser.py).
+RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
+
+pytestmark = pytest.mark.book
+
+
+def _plain(text: str) -> str:
+    """Ligatures and typographic quotes undone, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def pdf(html):
+    """(path, page texts, seconds) of the PDF printed from the session's build."""
+    from test_browser import _require_browser
+
+    _require_browser()
+    from pypdf import PdfReader
+
+    from dadp_lite.book.pdf import build_pdf
+
+    start = time.perf_counter()
+    path = build_pdf(ROOT, html.parent)
+    seconds = time.perf_counter() - start
+    pages = [_plain(page.extract_text() or "") for page in PdfReader(path).pages]
+    return path, pages, seconds
+
+
+def test_pdf_exists_with_a_page_per_chapter_at_least(pdf):
+    path, pages, seconds = pdf
+    assert path.is_file() and path.stat().st_size > 100_000
+    assert len(pages) >= len(CHAPTERS) + 2, len(pages)  # + title page and contents
+    print(f"PDF: {len(pages)} pages, {path.stat().st_size / 1e6:.1f} MB, {seconds:.0f} s")
+
+
+def test_pdf_opens_with_a_title_page_and_a_table_of_contents(pdf):
+    _, pages, _ = pdf
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert _plain(config["title"]) in pages[0]
+    assert "Privacy and Bias Analysis of Disclosure Avoidance Systems" in pages[0]
+    assert "IJCAI" in pages[0] and re.search(r"\b20\d\d\b", pages[0])
+    contents = " ".join(pages[1:3])
+    assert "Contents" in contents
+    for slug in CHAPTERS:
+        title = _plain(chapter_title(ROOT, slug))
+        entry = re.search(re.escape(title) + r" (\d+)", contents)
+        assert entry, f"{title!r} has no page number in the contents"
+        first = int(entry.group(1))
+        assert title in pages[first - 1], f"{title!r} does not start on page {first}"
+
+
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_pdf_holds_every_chapter(pdf, slug):
+    _, pages, _ = pdf
+    title = _plain(chapter_title(ROOT, slug))
+    assert sum(title in page for page in pages[3:]) >= 1, f"{title!r} not in the PDF body"
+
+
+def test_pdf_math_is_rendered_not_raw_tex(pdf):
+    """No TeX delimiter survives; a ``$...$`` is allowed only where the printed code has it
+    (matplotlib labels in a figure's code), as the browser test skips code blocks."""
+    from bs4 import BeautifulSoup
+
+    from dadp_lite.book.pdf import SINGLE_PAGE
+
+    path, pages, _ = pdf
+    single = path.parent.parent / "singlehtml" / SINGLE_PAGE
+    soup = BeautifulSoup(single.read_text(), "html.parser")
+    code = _plain(" ".join(pre.get_text() for pre in soup.find_all("pre")))
+    leftovers = [
+        (i + 1, m)
+        for i, page in enumerate(pages)
+        for m in RAW_TEX.findall(page)
+        if not (m.startswith("$") and m in code)
+    ]
+    assert not leftovers, f"raw TeX in the PDF (page, text): {leftovers[:5]}"

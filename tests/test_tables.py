@@ -1,0 +1,113 @@
+"""dadp_lite.tables: one look for reader tables, and Tables 1-3 in the paper's layout."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dadp_lite as dl
+from dadp_lite import tables
+from dadp_lite.paper import PAPER_TABLE_MECHANISMS
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"epsilon": [0.5, 1.0], "bias": [12.3456, np.nan], "n": [3, 4]})
+
+
+def test_show_hides_the_index_states_the_rounding_and_carries_the_class():
+    html = tables.show(_frame(), caption="Bias in records.", digits=2).to_html()
+    assert 'class="dadp-table"' in html
+    assert "<caption>Bias in records. Numbers to 2 decimals.</caption>" in html
+    assert "row_heading" not in html and "index_name" not in html  # no index column
+    assert ">12.35<" in html and ">0.50<" in html and ">3<" in html  # ints stay ints
+    assert f">{tables.MISSING}<" in html  # a missing value is a dash, not "nan"
+
+
+def test_show_keeps_a_meaningful_index_as_columns():
+    frame = _frame().set_index("epsilon")
+    html = tables.show(frame, caption="By epsilon.", digits=1).to_html()
+    assert ">epsilon<" in html and ">0.5<" in html
+
+
+def test_show_per_column_digits_and_significant_digits():
+    styler = tables.show(_frame(), caption="Mixed.", digits={"epsilon": "g", "bias": 1})
+    html = styler.to_html()
+    assert ">0.5<" in html and ">12.3<" in html
+    assert "1 decimal (bias)" in styler.caption
+
+
+def test_show_is_deterministic():
+    first = tables.show(_frame(), caption="Same.", digits=2).to_html()
+    assert first == tables.show(_frame(), caption="Same.", digits=2).to_html()
+
+
+def test_show_marks_number_like_text_as_numbers_and_groups_rows():
+    frame = pd.DataFrame({"m": ["a", "a", "b"], "ci": ["1.0 [0.5, 1.5]"] * 3})
+    html = tables.show(frame, caption="Groups.", group_by="m").to_html()
+    assert html.count("dadp-group-start") == 2  # the first row of b, both cells
+    assert "dadp-num" in html  # the interval column is right-aligned, one line
+    assert html.count(">a<") == 1  # repeated group labels are blanked
+
+
+@pytest.mark.parametrize(
+    ("frame", "kwargs", "error", "match"),
+    [
+        ([1, 2], {"caption": "x"}, TypeError, "DataFrame"),
+        (_frame(), {"caption": "  "}, ValueError, "caption"),
+        (_frame(), {"caption": "x", "digits": -1}, ValueError, ">= 0"),
+        (_frame(), {"caption": "x", "digits": 1.5}, TypeError, "digits"),
+        (_frame(), {"caption": "x", "digits": "zz"}, ValueError, "format spec"),
+        (_frame(), {"caption": "x", "digits": {"nope": 2}}, ValueError, "nope"),
+        (_frame(), {"caption": "x", "group_by": "nope"}, ValueError, "group_by"),
+    ],
+)
+def test_show_refuses_bad_input_with_a_clear_error(frame, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        tables.show(frame, **kwargs)
+
+
+def test_show_refuses_duplicate_columns():
+    frame = pd.DataFrame([[1, 2]], columns=["a", "a"])
+    with pytest.raises(ValueError, match="duplicate"):
+        tables.show(frame, caption="x")
+
+
+@pytest.fixture(scope="module")
+def release():
+    dataset = dl.Dataset.load("ma2019")
+    return dl.experiments.compare_with_paper(
+        dl.experiments.data_release_table(
+            dataset, epsilons=dl.PAPER_EPSILONS, reps=4, seed=1, k=6, qi=["race"], n_boot=5
+        )
+    )
+
+
+def test_release_table_in_the_papers_layout(release):
+    styler = tables.release_table(release)
+    html = styler.to_html()
+    assert styler.caption.startswith("Table 1, MA:")
+    assert "in records" in styler.caption and "Rounding:" in styler.caption
+    for group in ("\u03b4", "\u2113\u2081 bias (records)", "\u03b1 (records)"):
+        assert f">{group}<" in html
+    assert html.count(">ours \u00b1 95% CI<") == 2 and html.count(">paper<") == 3
+    assert "row_heading" not in html
+    body = styler.data
+    assert len(body) == len(PAPER_TABLE_MECHANISMS) * len(dl.PAPER_EPSILONS)
+    labels = [label for label in body[("", "mechanism")] if label]
+    assert labels == [dl.registry.get(m).label for m in PAPER_TABLE_MECHANISMS]
+    interval = body[("\u2113\u2081 bias (records)", "ours \u00b1 95% CI")].iloc[0]
+    assert re.fullmatch(r"\d+\.\d \u00b1 \d+\.\d", interval), interval
+
+
+def test_release_table_refuses_other_frames(release):
+    with pytest.raises(ValueError, match="lacks the columns"):
+        tables.release_table(release.drop(columns="paper_alpha"))
+    with pytest.raises(ValueError, match="several datasets"):
+        tables.release_table(pd.concat([release, release.assign(dataset="tx2019")]))
+    with pytest.raises(ValueError, match="no rows"):
+        tables.release_table(release.iloc[:0])
+    with pytest.raises(TypeError, match="DataFrame"):
+        tables.release_table(release.to_dict())

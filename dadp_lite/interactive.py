@@ -184,6 +184,7 @@ def sweep_chart(
     printed: str | None = None,
     rules: Mapping[str, str] | None = None,
     colors: Mapping[str, str] | None = None,
+    shapes: Mapping[str, str] | None = None,
     x_title: str | None = None,
     y_title: str | None = None,
     x_scale: str = "linear",
@@ -211,6 +212,9 @@ def sweep_chart(
     rules : column -> label of horizontal yardsticks (grey lines, one value per setting).
     colors : mechanism -> colour, replacing the registry's (e.g. traditional methods in
         black where they share their DP version's colour, as in the static figure).
+    shapes : a value of a ``series`` column -> Vega marker shape (``"circle"``,
+        ``"square"``, ...), to match the static figure's markers; other series take the
+        default shapes in turn.
     x_scale, y_scale : ``"linear"``, ``"log"`` or ``"symlog"``.
 
     Returns
@@ -235,6 +239,10 @@ def sweep_chart(
     extra = [printed] if printed else []
     needed = [x, y, *bounds, *series, *controls, *references, *extra, *rules]
     _check_columns(frame, needed)
+    shapes = dict(shapes or {})
+    bad_shapes = [v for v in shapes.values() if v not in _SHAPES]
+    if bad_shapes:
+        raise ValueError(f"shapes: {bad_shapes[0]!r} is not one of {_SHAPES}")
     if frame.empty:
         raise ValueError("sweep_chart: data has no rows")
 
@@ -282,9 +290,14 @@ def sweep_chart(
             orient="bottom", columns=2, symbolOpacity=1, symbolStrokeWidth=2, labelLimit=320
         ),
     )
-    shape = alt.Shape(
-        "series:N", title=None, scale=alt.Scale(domain=domain, range=_SHAPES[: len(domain)])
-    )
+    parts_of = dict(zip(labels, zip(*(frame[c].astype(str) for c in series))))
+    unused = [m for m in _SHAPES if m not in shapes.values()] or _SHAPES
+    free = iter(unused * len(domain))
+    marks = [
+        next((shapes[p] for p in parts_of[label] if p in shapes), None) or next(free)
+        for label in domain
+    ]
+    shape = alt.Shape("series:N", title=None, scale=alt.Scale(domain=domain, range=marks))
     curves = [estimate_label, *references.values(), *rules.values()]
     dash = alt.StrokeDash(
         "curve:N",

@@ -98,6 +98,23 @@ def test_series_take_the_registry_colours_and_labels_unless_overridden():
     assert scale == {"k-anonymity": "black", "DP k-anonymity": REGISTRY["dp_k_anonymity"].color}
 
 
+def test_shapes_follow_a_series_value_and_the_others_take_unused_shapes():
+    frame = _sweep().assign(unit=lambda f: np.where(f["epsilon"] == 0.5, "cell", "record"))
+    spec = sweep_chart(frame, x="k", y="l1_error", series=["mechanism", "unit"],
+                       shapes={"cell": "circle", "record": "square"}).to_dict()  # fmt: skip
+    shape = next(
+        layer["encoding"]["shape"]
+        for layer in _layers(spec)
+        if "shape" in layer.get("encoding", {})
+    )
+    marks = dict(zip(shape["scale"]["domain"], shape["scale"]["range"]))
+    assert marks["DP k-anonymity, cell"] == "circle"
+    assert marks["DP k-anonymity, record"] == "square"
+    assert marks["k-anonymity, record"] == "square"
+    with pytest.raises(ValueError, match="shapes"):
+        sweep_chart(_sweep(), x="k", y="l1_error", shapes={"k_anonymity": "star"})
+
+
 def test_the_page_carries_only_the_columns_it_draws():
     frame = _sweep().assign(unused=1.0, other="x")
     spec = sweep_chart(frame, x="k", y="l1_error", se="l1_error_se").to_dict()

@@ -96,3 +96,13 @@ def test_pdf_math_is_rendered_not_raw_tex(pdf):
         if not (m.startswith("$") and m in code)
     ]
     assert not leftovers, f"raw TeX in the PDF (page, text): {leftovers[:5]}"
+
+
+def test_pdf_prints_static_figures_not_the_interactive_charts(pdf):
+    """Print keeps the matplotlib figures and drops each interactive chart with the sentence
+    that introduces it (the paragraph right before the chart's cell)."""
+    _, pages, _ = pdf
+    body = " ".join(pages[3:])
+    assert "interactive version" not in body
+    assert "The same controls" not in body
+    assert len(re.findall(r"\bFig\. \d+ ", body)) >= len(CHAPTERS)

@@ -21,20 +21,10 @@ from urllib.parse import urlparse
 import pytest
 
 from dadp_lite.book.discovery import list_chapters
+from dadp_lite.book.pdf import CHROMIUM, CHROMIUM_FLAGS  # the one browser set-up
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)
-CHROMIUM = os.environ.get("DADP_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PAGES = ["book/intro", "book/notation", *[f"notebooks/{s}" for s in CHAPTERS], "book/teaching"]
 # TeX left in the text after MathJax ran: \( \) \[ \] $$, or $...$ holding TeX syntax.
 RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
@@ -240,7 +230,6 @@ def test_chapter_page_offers_its_notebook_and_launch_buttons(html, slug):
 # ------------------------------------------------------------- interactive charts
 #: The chapter whose interactive chart the tests drive and photograph (1,000 px wide).
 CHART_PAGE = "notebooks/12-data-release-tables"
-CHART_SHOTS = Path(os.environ.get("DADP_READER_SHOTS", "/work/reader-shots"))
 
 
 def _chart_marks(page, index: int = 0) -> str:
@@ -316,9 +305,7 @@ def test_moving_a_control_redraws_the_interactive_chart(browser, site, screensho
         page.wait_for_timeout(200)
         shot = screenshots / "ch12-chart-1000px.png"
         page.screenshot(path=str(shot))
-        if CHART_SHOTS.parent.is_dir():
-            CHART_SHOTS.mkdir(exist_ok=True)
-            shutil.copy2(shot, CHART_SHOTS / shot.name)
+        _keep_shot(shot)
     finally:
         page.close()
     assert not problems, "\n".join(problems)

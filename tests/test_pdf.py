@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_browser import RAW_TEX  # the same raw-TeX pattern as the browser test
 
 from dadp_lite.book.discovery import chapter_title, list_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)
-# TeX left in the text: \( \) \[ \] $$, or $...$ holding TeX syntax (as tests/test_browser.py).
-RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
 
 pytestmark = pytest.mark.book
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,10 +45,17 @@ OUTPUT_NAME = ".executed.ipynb"
 
 
 class PinnedKernelManager(AsyncKernelManager):
-    """Starts each kernel with :data:`KERNEL_ENVIRONMENT` over this process's environment."""
+    """Starts each kernel with :data:`KERNEL_ENVIRONMENT` over this process's environment,
+    talking over Unix sockets of its own (``ipc`` transport) rather than TCP ports: kernels
+    started at once cannot race for a free port (a lost race left a kernel that never
+    answered, after a 60 s wait)."""
 
     async def start_kernel(self, **kw: object) -> None:
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENVIRONMENT}
+        self.transport = "ipc"
+        # a short, unique prefix (a Unix socket path holds at most 107 bytes); jupyter_client
+        # removes the socket files when the kernel shuts down
+        self.ip = os.path.join(tempfile.gettempdir(), f"dadp-kernel-{uuid.uuid4().hex[:12]}")
         await super().start_kernel(**kw)
 
 

@@ -7,7 +7,7 @@ from here):
 - ``build``, ``run``, ``sweep``: the three ways to execute chapters
 - ``grid``, ``points``, ``runners``: sweep grids, per-point provenance records, local/Dask pools
 - ``stage``, ``render``, ``glue``: the staged book, Jupyter Book HTML, glued values
-- ``execute``: THE papermill executor (kernel environment, port-clash retry, failure text)
+- ``execute``: THE papermill executor (kernel environment, kernels on Unix sockets, failure text)
 - ``provenance``: hashes and versions that say what a result was computed from
 - ``parameters``, ``spec``: the parameter vocabulary, declarations and validation
 - ``discovery``, ``yamlio``, ``outputs``, ``errors``: book root and chapters, strict YAML,

@@ -39,7 +39,6 @@ KERNEL_ENVIRONMENT: dict[str, str] = {
     "TQDM_DISABLE": "1",
     **dict.fromkeys(THREAD_VARIABLES, "1"),
 }
-KERNEL_START_ATTEMPTS = 3
 SOURCE_NAME = ".source.ipynb"
 OUTPUT_NAME = ".executed.ipynb"
 
@@ -93,34 +92,19 @@ def describe_failure(slug: str, error: BaseException) -> str:
     return f"notebooks/{slug}.md failed in {where}: {ename}: {evalue}"
 
 
-def _is_kernel_port_clash(failure: BaseException) -> bool:
-    """A kernel that lost a race for a free port before any cell ran (never a cell's error)."""
-    from papermill.exceptions import PapermillExecutionError
-
-    if isinstance(failure, PapermillExecutionError):
-        return False
-    return "Address already in use" in str(failure)
-
-
 def _papermill(source: Path, output: Path, parameters: Mapping[str, object], cwd: Path) -> None:
     import papermill
 
-    for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
-        try:
-            papermill.execute_notebook(
-                str(source),
-                str(output),
-                parameters=dict(parameters),
-                cwd=str(cwd),
-                kernel_name="python3",
-                progress_bar=False,
-                log_output=False,
-                kernel_manager_class=PinnedKernelManager,
-            )
-            return
-        except Exception as failure:
-            if not (_is_kernel_port_clash(failure) and attempt < KERNEL_START_ATTEMPTS):
-                raise  # two kernels started at once raced for a port: start again (above)
+    papermill.execute_notebook(
+        str(source),
+        str(output),
+        parameters=dict(parameters),
+        cwd=str(cwd),
+        kernel_name="python3",
+        progress_bar=False,
+        log_output=False,
+        kernel_manager_class=PinnedKernelManager,
+    )
 
 
 def _written(folder: Path) -> dict[str, bytes]:

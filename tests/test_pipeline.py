@@ -126,31 +126,33 @@ def test_build_raises_when_a_chapter_fails_and_nothing_is_written_beside_sources
     shutil.rmtree(tmp_path / "_build")
 
 
-def test_a_kernel_port_clash_is_retried_but_a_cell_error_is_not(tmp_path, monkeypatch):
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
+def test_kernels_talk_over_their_own_unix_sockets_and_remove_them(tmp_path):
+    """No TCP port to race for when kernels start at once: each kernel uses the ipc
+    transport with a unique socket prefix, and its socket files are gone after the run."""
+    import ast
+    import json
 
-    root = make_book(tmp_path, limit=100)
-    notebook = discovery.convert_chapter(root, "99-tiny")
-    calls = []
-    real_execute = papermill.execute_notebook
+    import nbformat
 
-    def flaky(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 1:
-            raise RuntimeError("ZMQError: Address already in use (addr='tcp://127.0.0.1:5555')")
-        return real_execute(*args, **kwargs)
-
-    monkeypatch.setattr(papermill, "execute_notebook", flaky)
-    result = execute.execute_notebook(notebook, "99-tiny", {})
-    assert result.error is None and len(calls) == 2
-
-    cell_error = PapermillExecutionError(0, 1, "boom", "ValueError", "Address already in use", [])
-    monkeypatch.setattr(
-        papermill, "execute_notebook", lambda *a, **k: (_ for _ in ()).throw(cell_error)
+    probe = (
+        "import glob\n"
+        "from ipykernel.kernelapp import IPKernelApp\n"
+        "app = IPKernelApp.instance()\n"
+        "print(app.transport, sorted(glob.glob(app.ip + '-*')))"
     )
-    result = execute.execute_notebook(notebook, "99-tiny", {})
-    assert result.error is not None and "ValueError" in result.error
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(probe, metadata={"tags": ["parameters"]})]
+    results = [execute.execute_notebook(nbformat.writes(notebook), "probe", {}) for _ in "ab"]
+    reports = []
+    for result in results:
+        assert result.error is None, result.error
+        text = "".join(json.loads(result.notebook)["cells"][-1]["outputs"][0]["text"])
+        transport, sockets = text.split(" ", 1)
+        reports.append((transport, ast.literal_eval(sockets)))
+    assert [t for t, _ in reports] == ["ipc", "ipc"]
+    first, second = (set(s) for _, s in reports)
+    assert first and second and not first & second, "two kernels shared a socket prefix"
+    assert not [p for p in first | second if Path(p).exists()], "socket files left behind"
 
 
 def test_an_ambiguous_chapter_prefix_lists_the_candidates():

@@ -49,9 +49,7 @@ def best(call, repeat: int) -> float:
 
 
 def throughput(entry, pair, trials: int, repeat: int) -> tuple[float, float]:
-    values = entry.select({**SETTINGS, **pair.settings})
-    if entry.private:
-        values["epsilon"] = EPSILON
+    values = entry.bind({**SETTINGS, **pair.settings}, epsilon=EPSILON)
 
     def raw():
         return sample_pair(entry, pair.x, pair.x_prime, trials=trials, seed=1, settings=values)

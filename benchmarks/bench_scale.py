@@ -112,7 +112,8 @@ def machine() -> dict[str, object]:
 def _release_call(name: str, data: dl.Dataset, reps: int):
     entry = REGISTRY[name]
     epsilon = EPSILON if entry.private else None
-    return lambda: ex.release(name, data, epsilon=epsilon, reps=reps, seed=2023, **SETTINGS)
+    own = entry.select(SETTINGS)  # the settings this mechanism takes
+    return lambda: ex.release(entry, data, epsilon=epsilon, reps=reps, seed=2023, **own)
 
 
 def run(sizes, reps: int, skip_over: float | None, seed: int) -> pd.DataFrame:

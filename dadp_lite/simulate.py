@@ -58,6 +58,7 @@ def simulate(
     n_jobs: int = 1,
     progress: bool | None = None,
     description: str | None = None,
+    run_chunks: Callable[..., np.ndarray] | None = None,
     **params: object,
 ) -> np.ndarray:
     """Run ``mechanism(data, rng=..., reps=..., **params)`` for ``reps`` repetitions.
@@ -77,14 +78,13 @@ def simulate(
         Worker processes (joblib); 1 runs in this process.
     progress
         Show a tqdm bar; ``None`` shows one for long runs. ``TQDM_DISABLE=1`` turns bars off.
-
-    Notes
-    -----
-    A mechanism may carry ``mechanism.run_chunks(data, chunks, **params)``, which computes
-    all chunks (the ``(size, rng)`` pairs of :func:`chunk_generators`) in one call and
-    returns their releases concatenated, equal bit for bit to running the chunks one by one
-    (e.g. :func:`dadp_lite.mechanisms.swapping_chunks`, whose cost is a loop over steps
-    that all chunks can share). It is used with ``n_jobs=1`` and no progress bar.
+    run_chunks
+        Optional ``run_chunks(data, chunks, **params)``: all chunks (the ``(size, rng)``
+        pairs of :func:`chunk_generators`) in one call, their releases concatenated, equal
+        bit for bit to running the chunks one by one (e.g.
+        :func:`dadp_lite.mechanisms.swapping_chunks`, whose cost is a loop over steps that
+        all chunks can share; a registry record passes its ``release_chunks``). It is used
+        with ``n_jobs=1`` and no progress bar.
     """
     chunks = chunk_generators(seed, reps, chunk_size)
     n_jobs = check_positive_int(n_jobs, "n_jobs")
@@ -99,12 +99,11 @@ def simulate(
         return out
 
     show = _progress_enabled(progress, reps, chunk_size)
-    run_chunks = getattr(mechanism, "run_chunks", None)
     if n_jobs == 1 and not show and run_chunks is not None:
         out = np.asarray(run_chunks(data, chunks, **params))
         if out.shape[:1] != (reps,):
             raise ValueError(
-                f"{mechanism.__name__}.run_chunks returned shape {out.shape}, "
+                f"run_chunks returned shape {out.shape}, "
                 f"expected a first axis of {reps} repetitions"
             )
         return out

@@ -58,10 +58,7 @@ TINY_SETTINGS = {"k": 2, "qi": ("race",), "ka_qi": ("sex", "race"), "rate": 0.5}
 
 
 def _values(entry, pair, epsilon, settings=SETTINGS):
-    values = entry.select({**settings, **pair.settings})
-    if entry.private:
-        values["epsilon"] = epsilon
-    return values
+    return entry.bind({**settings, **pair.settings}, epsilon=epsilon)
 
 
 # ----------------------------------------------------------------------- bounds
@@ -397,12 +394,15 @@ def _claims_and_exact(entry, epsilons):
 
 
 def _statuses(entry, epsilons):
-    """Status word (errata rule, claim against exact) of the printed delta and, where the
-    record has one that differs from it, of the tables' reading."""
+    """Status word (errata rule, claim against exact) of the printed delta, where the
+    paper prints one, and, where the record has one that differs from it, of the tables'
+    reading (a record without a printed delta has NaN there and no status)."""
     printed, reading, exact = _claims_and_exact(entry, epsilons)
     tol = max(entry.reference_tolerance, 1e-12)
-    words = {"printed": errata.delta_status(printed, exact, tol=tol).word}
-    if entry.printed_reading is not None and not np.allclose(reading, printed):
+    words = {}
+    if not np.isnan(printed).all():
+        words["printed"] = errata.delta_status(printed, exact, tol=tol).word
+    if not np.isnan(reading).all() and not np.allclose(reading, printed):
         words["reading"] = errata.delta_status(reading, exact, tol=tol).word
     return words
 
@@ -423,14 +423,21 @@ def test_verdict_on_the_papers_epsilons_holds_on_a_fine_grid(entry):
     }
 
 
+#: The paper's claims the book finds below the exact delta (chapter 14's verdicts): the
+#: per-cell swapping theorem and the discrete Gaussian column of Tables 1-3. A finding about
+#: the paper, so mechanisms the book adds (source "book") are outside it.
+WRONG_CLAIMS = {("dp_swapping", "printed"), ("discrete_gaussian", "reading")}
+
+
 def test_only_the_swapping_theorem_and_the_dg_column_are_below_the_exact_delta():
     wrong = {
         (e.name, claim)
         for e in PRIVATE
+        if e.source != "book"
         for claim, word in _statuses(e, PAPER_EPSILONS).items()
         if word == "wrong"
     }
-    assert wrong == {("dp_swapping", "printed"), ("discrete_gaussian", "reading")}
+    assert wrong == WRONG_CLAIMS
 
 
 def test_audit_catches_shared_noise_and_a_threshold_from_the_data():

@@ -173,3 +173,35 @@ def test_the_library_refuses_bad_arguments_naming_them(call, error, message):
 def test_a_histogram_of_an_unknown_column_names_the_column(ma_records):
     with pytest.raises(ValueError, match=r"attributes holds unknown attribute\(s\) \['planet'\]"):
         dl.histogram_of(ma_records, ["race", "planet"])
+
+
+# ---- Misspelled keyword arguments (issue 26, item 3): a mechanism's entry points name the
+# unknown argument and the accepted ones instead of ignoring it (K=50 gave the k = 6 result).
+_PAIR = (TINY, TINY.with_counts(np.array([1, 1, 1, 3])))
+KEYWORD_CASES: list[tuple] = [
+    ("release-K-for-k", lambda: dl.release("dp_cell_suppression", TINY, epsilon=1, reps=3, seed=0, K=50), "dp_cell_suppression takes no argument 'K'; it takes epsilon, k"),
+    ("release-q1-for-qi", lambda: dl.release("dp_swapping", TINY, epsilon=1, reps=1, seed=0, q1=("sex",)), "dp_swapping takes no argument 'q1'; it takes epsilon, qi"),
+    ("release-laplace-qi", lambda: dl.release("laplace", TINY, epsilon=1, reps=1, seed=0, qi="planet"), "laplace takes no argument 'qi'; it takes epsilon"),
+    ("release-swapping-unexposed", lambda: dl.release("swapping", TINY, reps=1, seed=0, rate=0.5, features=("sex",)), "swapping takes no argument 'features'; it takes qi, rate"),
+    ("record-release-K", lambda: dl.registry.get("dp_cell_suppression").release(dl.Dataset.from_histogram(TINY), rng=RNG, reps=1, epsilon=1, K=50), "takes no argument 'K'; it takes epsilon, k"),
+    ("privacy-deltas-other-parameter", lambda: dl.experiments.privacy_deltas("dp_swapping", TINY, epsilon=1, k=6), "dp_swapping takes no argument 'k'; it takes epsilon, qi"),
+    ("record-bias-K", lambda: dl.registry.get("dp_cell_suppression").bias(TINY, epsilon=1, K=50), "unknown setting 'K': no registered mechanism takes it; dp_cell_suppression takes epsilon, k"),
+    ("record-delta-q1", lambda: dl.registry.get("dp_swapping").delta(TINY, epsilon=1, q1=("sex",)), "unknown setting 'q1'"),
+    ("audit-settings-K", lambda: dl.audit.audit("laplace", *_PAIR, settings={"epsilon": 1.0, "K": 50}, epsilons=[1.0], trials=10), "laplace takes no argument 'K'; it takes epsilon"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "message"), [c[1:] for c in KEYWORD_CASES],
+                         ids=[c[0] for c in KEYWORD_CASES])  # fmt: skip
+def test_a_misspelled_keyword_is_refused_naming_it_and_the_accepted_ones(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
+
+
+def test_shared_settings_still_reach_the_mechanisms_that_take_them():
+    """Settings for several mechanisms at once (the tables' k, qi, ka_qi) stay allowed
+    where a record picks its own: only names no mechanism takes are refused."""
+    settings = {"k": 3, "qi": ("race",), "ka_qi": ("sex", "race"), "rate": 0.5}
+    entry = dl.registry.get("dp_cell_suppression")
+    assert entry.select(settings) == {"k": 3}
+    assert entry.bias(TINY, epsilon=1.0, **settings).shape == (TINY.n_cells,)

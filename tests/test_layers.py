@@ -4,8 +4,8 @@ Data flows down ``LAYERS`` (files are read, counted, released, compared with exa
 summarised, drawn); imports point up it. Two units of the same layer never import each
 other (``mechanisms`` and ``theory`` are siblings: samplers and exact answers stay
 independent, so one can check the other). Inside a package (``theory/``, ``experiments/``,
-...) modules may import each other. Every import counts, including ones inside functions.
-ARCHITECTURE.md draws the same picture.
+``registry/``, ...) modules may import each other. Every import counts, including ones
+inside functions. ARCHITECTURE.md draws the same picture.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "dadp_lite"
 
-#: Lowest layer first. A unit is a top-level module or subpackage of dadp_lite.
+#: Lowest layer first. A unit is a top-level module or subpackage of dadp_lite (``registry``
+#: is the package of the records: one module per family, the types in ``registry.record``).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("_validate",),
     ("data", "definitions", "metrics", "paper", "verification"),

@@ -12,10 +12,10 @@ import pytest
 
 from dadp_lite.experiments import swapping_sweep
 from dadp_lite.histogram import Histogram
+from dadp_lite.mechanisms._swapping_fast import _cross_class_swap
 from dadp_lite.mechanisms.swapping import (
     _cell_coordinates,
     _cell_distance_coordinates,
-    _cross_class_swap,
     _d_swap,
     dp_swapping,
     swap_count,
@@ -212,7 +212,7 @@ def test_fast_class_loop_equals_one_call_per_step(ma_histogram, rate):
 def test_steps_resolved_a_block_at_a_time_equal_one_call_per_step(
     ma_histogram, monkeypatch, spacing, rate
 ):
-    module = importlib.import_module("dadp_lite.mechanisms.swapping")  # not the function
+    module = importlib.import_module("dadp_lite.mechanisms._swapping_fast")
     # small spacings send most blocks through _block_picks, with many ambiguous steps
     monkeypatch.setattr(module, "_BLOCK_SPACING", spacing)
     fast_rng, slow_rng = make_rng(23), make_rng(23)
@@ -241,12 +241,9 @@ def test_swapping_chunks_equal_chunks_run_one_by_one(ma_histogram, sizes):
 
 
 def test_simulate_uses_run_chunks_with_the_same_result(ma_histogram):
-    def plain(data, *, rng, reps, **params):  # no run_chunks: one call per chunk
-        return swapping(data, rng=rng, reps=reps, **params)
-
     kwargs = dict(reps=7, seed=5, chunk_size=3, progress=False, rate=0.4)
-    assert np.array_equal(simulate(swapping, ma_histogram, **kwargs),
-                          simulate(plain, ma_histogram, **kwargs))  # fmt: skip
+    assert np.array_equal(simulate(swapping, ma_histogram, run_chunks=swapping_chunks, **kwargs),
+                          simulate(swapping, ma_histogram, **kwargs))  # fmt: skip
 
 
 def test_swapping_chunks_rejects_no_chunks_and_bad_chunks(tiny):

@@ -28,10 +28,7 @@ PURE = 1e-12
 
 
 def _settings(entry: Mechanism, pair: NeighbourPair, settings, epsilon) -> dict:
-    values = entry.select({**settings, **pair.settings})
-    if entry.private:
-        values["epsilon"] = epsilon
-    return values
+    return entry.bind({**settings, **pair.settings}, epsilon=epsilon)
 
 
 def _bounds(result: AuditResult, epsilon: float, confidences: Mapping[str, float]) -> dict:

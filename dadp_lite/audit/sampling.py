@@ -41,7 +41,7 @@ def _takes_reps(function: Callable) -> bool:
 
 
 def _registry_sampler(entry: Mechanism, settings: Mapping[str, object]):
-    values = entry.bind(**settings)
+    values = entry.bind(settings, strict=True)
 
     def draw(histogram: object, *, rng: np.random.Generator, reps: int) -> np.ndarray:
         if not isinstance(histogram, Histogram):

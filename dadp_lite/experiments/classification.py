@@ -25,6 +25,7 @@ from dadp_lite.experiments.tables import TABLE_MECHANISMS, check_mechanisms, che
 from dadp_lite.histogram import Histogram
 from dadp_lite.metrics import round_counts
 from dadp_lite.paper import PAPER_K, PAPER_QI
+from dadp_lite.registry import Mechanism
 
 __all__ = [
     "CLASSIFICATION_FEATURES",
@@ -202,7 +203,7 @@ def classification_accuracy(
     k: int = PAPER_K,
     qi: Sequence[str] = PAPER_QI,
     ka_qi: Sequence[str] = ATTRIBUTES,
-    mechanisms: Sequence[str] = TABLE_MECHANISMS,
+    mechanisms: Sequence[str | Mechanism] = TABLE_MECHANISMS,
     features: Sequence[str] = CLASSIFICATION_FEATURES,
     age_edges: Sequence[int] = AGE_EDGES,
     C: float = 1.0,
@@ -234,7 +235,9 @@ def classification_accuracy(
     design, labels = cell_design(data.histogram, features)
     true = data.histogram.counts
     configs = [(m, e) for m in mechanisms for e in epsilons]
-    releases = [release(m, data, epsilon=e, reps=reps, seed=seed, **settings) for m, e in configs]
+    releases = [
+        release(m, data, epsilon=e, reps=reps, seed=seed, **m.select(settings)) for m, e in configs
+    ]
     if n_jobs == 1:
         scores = [_accuracies(r, design, labels, true, C) for r in releases]
     else:
@@ -250,7 +253,7 @@ def classification_accuracy(
             {"rep": np.arange(reps), "accuracy": score[:, 0], "balanced_accuracy": score[:, 1]}
         )
         frame.insert(0, "epsilon", epsilon)
-        frame.insert(0, "mechanism", mechanism)
+        frame.insert(0, "mechanism", mechanism.name)
         frames.append(frame)
     long = pd.concat(frames, ignore_index=True)
     long.insert(0, "dataset", data.name)

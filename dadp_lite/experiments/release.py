@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dadp_lite._validate import check_epsilon, check_positive_int
+from dadp_lite._validate import check_positive_int
 from dadp_lite.data import AGE_EDGES
 from dadp_lite.dataset import Dataset, as_dataset
 from dadp_lite.registry import Mechanism, get
@@ -32,29 +32,22 @@ def _epsilon_key(epsilon: float | None) -> int:
 
 
 def release_seed(
-    seed: int, dataset: str, mechanism: str, epsilon: float | None
+    seed: int, dataset: str, mechanism: str | Mechanism, epsilon: float | None
 ) -> np.random.SeedSequence:
     """Child of ``SeedSequence(seed)`` keyed by the configuration's values (module doc).
 
-    The mechanism enters through its registry ``seed_key``, which never changes.
+    The mechanism (a record, or its name) enters through its registry ``seed_key``, which
+    never changes.
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise TypeError(f"seed must be a non-negative integer, got {seed!r}")
-    key = (zlib.crc32(str(dataset).encode()), get(mechanism).seed_key, _epsilon_key(epsilon))
+    entry = get(mechanism)
+    key = (zlib.crc32(str(dataset).encode()), entry.seed_key, _epsilon_key(epsilon))
     return np.random.SeedSequence(int(seed), spawn_key=key)
 
 
-def _parameters(entry: Mechanism, epsilon: float | None, params: dict) -> dict:
-    values = entry.select(params)
-    if entry.private:
-        values["epsilon"] = check_epsilon(epsilon)
-    elif epsilon is not None:
-        raise ValueError(f"{entry.name} is traditional and takes no epsilon")
-    return values
-
-
 def release(
-    mechanism: str,
+    mechanism: str | Mechanism,
     dataset: str | Dataset,
     *,
     epsilon: float | None = None,
@@ -65,21 +58,24 @@ def release(
 ) -> np.ndarray:
     """``reps`` releases of one registered mechanism, shape ``(reps, n_cells)`` (float64).
 
-    ``params`` may hold settings for several mechanisms at once (``k``, ``qi``, ``ka_qi``,
-    ...): each mechanism takes the ones it declares in the registry and its defaults for the
-    rest. Runs through :func:`dadp_lite.simulate.simulate` with the seed
-    :func:`release_seed` ``(seed, dataset name, mechanism, epsilon)``.
+    ``mechanism`` is a registry record or its name. ``params`` are the mechanism's own
+    parameters (``k``, ``qi``, ``ka_qi``, ``rate``: those its record declares; defaults for
+    the rest); any other name raises ValueError naming it and the accepted ones. A private
+    mechanism needs ``epsilon``; a traditional one refuses it. Runs through
+    :func:`dadp_lite.simulate.simulate` (with the record's ``run_chunks`` when it has one)
+    with the seed :func:`release_seed` ``(seed, dataset name, mechanism, epsilon)``.
     """
     entry = get(mechanism)
     data = as_dataset(dataset, age_edges)
-    values = _parameters(entry, epsilon, params)
+    values = entry.bind(params, epsilon=epsilon, strict=True)
     reps = check_positive_int(reps, "reps")
     out = simulate(
         entry.release,
         data,
         reps=reps,
-        seed=release_seed(seed, data.name, entry.name, values.get("epsilon")),
+        seed=release_seed(seed, data.name, entry, values.get("epsilon")),
         progress=False,
+        run_chunks=None if entry.run_chunks is None else entry.release_chunks,
         **values,
     )
     return np.asarray(out, dtype=float)

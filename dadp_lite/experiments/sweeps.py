@@ -35,6 +35,7 @@ from dadp_lite.mechanisms import (
     dp_swapping,
     k_anonymity,
     swapping,
+    swapping_chunks,
 )
 from dadp_lite.metrics import release_summary
 from dadp_lite.paper import PAPER_QI
@@ -134,10 +135,15 @@ def swapping_sweep(
         for u in units
         for e in epsilons
     ]
-    release_of = {  # each configuration's release function and its keyword arguments
-        "swapping": lambda unit, rate, epsilon: (swapping, {"qi": qi, "rate": rate}),
+    release_of = {  # each configuration's release function, run_chunks and keyword arguments
+        "swapping": lambda unit, rate, epsilon: (
+            swapping,
+            swapping_chunks,
+            {"qi": qi, "rate": rate},
+        ),
         "dp_swapping": lambda unit, rate, epsilon: (
             dp_swapping,
+            None,
             {"qi": qi, "epsilon": epsilon, "unit": unit},
         ),
     }
@@ -147,8 +153,10 @@ def swapping_sweep(
                round(0 if math.isnan(rate) else rate * 1e6),
                round(0 if math.isnan(epsilon) else epsilon * 1e6))  # fmt: skip
         sim_seed, boot_seed = np.random.SeedSequence(root.entropy, spawn_key=key).spawn(2)
-        func, params = release_of[mechanism](unit, rate, epsilon)
-        released = simulate(func, hist, reps=reps, seed=sim_seed, progress=False, **params)
+        func, chunked, params = release_of[mechanism](unit, rate, epsilon)
+        released = simulate(
+            func, hist, reps=reps, seed=sim_seed, progress=False, run_chunks=chunked, **params
+        )
         summary = release_summary(released, hist.counts, rng=make_rng(boot_seed), n_boot=n_boot)
         rows.append({"mechanism": mechanism, "unit": unit, "rate": rate, "epsilon": epsilon,
                      "fraction": fraction, **summary})  # fmt: skip

@@ -36,7 +36,7 @@ from dadp_lite.experiments.release import release, release_seed
 from dadp_lite.histogram import Histogram
 from dadp_lite.metrics import release_summary
 from dadp_lite.paper import PAPER_K, PAPER_QI, paper_tables
-from dadp_lite.registry import get, names
+from dadp_lite.registry import Mechanism, get, names
 from dadp_lite.simulate import make_rng
 from dadp_lite.theory.baselines import expected_empirical_alpha
 
@@ -118,14 +118,17 @@ _EXACT_KEYS = (
 )
 
 
-def check_mechanisms(mechanisms: str | Sequence[str]) -> tuple[str, ...]:
-    """Registered mechanism names as a tuple (one name or a non-empty sequence)."""
-    mechanisms = (mechanisms,) if isinstance(mechanisms, str) else tuple(mechanisms)
+def check_mechanisms(
+    mechanisms: str | Mechanism | Sequence[str | Mechanism],
+) -> tuple[Mechanism, ...]:
+    """The registry records of ``mechanisms`` (one name or record, or a non-empty sequence
+    of them), in the order given."""
+    if isinstance(mechanisms, str | Mechanism):
+        mechanisms = (mechanisms,)
+    mechanisms = tuple(mechanisms)
     if not mechanisms:
         raise ValueError("mechanisms must name at least one mechanism")
-    for name in mechanisms:
-        get(name, "mechanisms")
-    return mechanisms
+    return tuple(get(m, "mechanisms") for m in mechanisms)
 
 
 def check_settings(data: Dataset, *, k: int, qi: Sequence[str], ka_qi: Sequence[str]) -> dict:
@@ -140,39 +143,42 @@ def check_settings(data: Dataset, *, k: int, qi: Sequence[str], ka_qi: Sequence[
 
 
 def privacy_deltas(
-    mechanism: str, histogram: Histogram, *, epsilon: float, **params: object
+    mechanism: str | Mechanism, histogram: Histogram, *, epsilon: float, **params: object
 ) -> dict:
     """Delta as the paper computes it and the exact delta, with their provenance.
 
-    ``B`` (the bound on the counts in the printed formulas) is the histogram's largest
-    count; ``n_Q`` comes from the histogram and ``qi``. Keys: ``delta_paper`` and
-    ``delta_paper_rule`` (which printed formula, with which arguments), ``delta_exact``,
-    ``delta_adjacency`` (the adjacency of the paper's proof), ``delta_exact_method``.
+    ``mechanism`` is a registry record or its name; ``params`` its own parameters (any
+    other name raises ValueError). ``B`` (the bound on the counts in the printed formulas)
+    is the histogram's largest count; ``n_Q`` comes from the histogram and ``qi``. Keys:
+    ``delta_paper`` and ``delta_paper_rule`` (which printed formula, with which arguments),
+    ``delta_exact``, ``delta_adjacency`` (the adjacency of the paper's proof),
+    ``delta_exact_method``.
     """
     entry = get(mechanism)
-    context = entry.context(histogram, **entry.select(params))
+    values = entry.select(params, strict=True)
+    context = entry.context(histogram, **values)
     return {
-        "delta_paper": entry.printed(histogram, epsilon=epsilon, **params),
+        "delta_paper": entry.printed(histogram, epsilon=epsilon, **values),
         "delta_paper_rule": entry.printed_rule.format(**context),
-        "delta_exact": entry.delta(histogram, epsilon=epsilon, **params),
+        "delta_exact": entry.delta(histogram, epsilon=epsilon, **values),
         "delta_adjacency": entry.adjacency,
         "delta_exact_method": entry.exact_method.format(**context),
     }
 
 
-def _table_row(data: Dataset, mechanism: str, epsilon: float, *, reps, seed, settings, boot):
-    entry = get(mechanism)
-    released = release(mechanism, data, epsilon=epsilon, reps=reps, seed=seed, **settings)
-    boot_seed = release_seed(seed, data.name, mechanism, epsilon).spawn(1)[0]
+def _table_row(data: Dataset, entry: Mechanism, epsilon: float, *, reps, seed, settings, boot):
+    own = entry.select(settings)  # the shared settings this mechanism takes
+    released = release(entry, data, epsilon=epsilon, reps=reps, seed=seed, **own)
+    boot_seed = release_seed(seed, data.name, entry, epsilon).spawn(1)[0]
     true = data.histogram.counts.astype(float)
     summary = release_summary(released, true, rng=make_rng(boot_seed), **boot)
-    exact = entry.bias(data.histogram, epsilon=epsilon, **settings)
+    exact = entry.bias(data.histogram, epsilon=epsilon, **own)
     if exact is None:
         summary.update(dict.fromkeys(_EXACT_KEYS, float("nan")))
     else:
         summary.update(_exact_columns(released, true, exact, boot["confidence"]))
-    deltas = privacy_deltas(mechanism, data.histogram, epsilon=epsilon, **settings)
-    return {"dataset": data.name, "mechanism": mechanism, "epsilon": epsilon, **deltas, **summary}
+    deltas = privacy_deltas(entry, data.histogram, epsilon=epsilon, **own)
+    return {"dataset": data.name, "mechanism": entry.name, "epsilon": epsilon, **deltas, **summary}
 
 
 def data_release_table(
@@ -184,7 +190,7 @@ def data_release_table(
     k: int = PAPER_K,
     qi: Sequence[str] = PAPER_QI,
     ka_qi: Sequence[str] = ATTRIBUTES,
-    mechanisms: Sequence[str] = TABLE_MECHANISMS,
+    mechanisms: Sequence[str | Mechanism] = TABLE_MECHANISMS,
     age_edges: Sequence[int] = AGE_EDGES,
     n_boot: int = 1000,
     confidence: float = 0.95,
@@ -193,7 +199,8 @@ def data_release_table(
     """The paper's data-release table: one row per (mechanism, epsilon).
 
     ``k`` is DP cell suppression's threshold and Mondrian's class size, ``qi`` DP swapping's
-    quasi-identifier(s) and ``ka_qi`` those of k-anonymity (default: all five features).
+    quasi-identifier(s) and ``ka_qi`` those of k-anonymity (default: all five features);
+    each mechanism (a registry record or its name) takes those it declares.
 
     Columns
     -------
@@ -231,8 +238,8 @@ def data_release_table(
     settings = check_settings(data, k=k, qi=qi, ka_qi=ka_qi)
     boot = {"n_boot": n_boot, "confidence": confidence, "interval": interval}
     rows = [
-        _table_row(data, m, e, reps=reps, seed=seed, settings=settings, boot=boot)
-        for m in mechanisms
+        _table_row(data, entry, e, reps=reps, seed=seed, settings=settings, boot=boot)
+        for entry in mechanisms
         for e in epsilons
     ]
     return pd.DataFrame(rows)

@@ -35,7 +35,7 @@ __all__ = ["STUDENT_REQUIREMENTS", "build_kit", "master_notebook"]
 
 #: What a student installs (``pip install -r requirements.txt``): the student notebooks
 #: import numpy and, through their first cell, otter-grader; Jupyter opens them.
-STUDENT_REQUIREMENTS = ("otter-grader>=6,<8", "numpy>=1.26", "scipy>=1.11", "jupyterlab>=4")
+STUDENT_REQUIREMENTS = ("otter-grader>=7,<8", "numpy>=1.26", "scipy>=1.11", "jupyterlab>=4")
 MANIFEST = "course.json"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 

@@ -159,7 +159,7 @@ def test_a_toy_sidecar_loads(tmp_path):
         (("one = 1  # SOLUTION", "one = 1"), "marks no solution"),
         (("points: 1", "points: 0"), "points must be a positive number"),
         (("        hidden:\n", "        hidden: []\n        unused:\n"), "takes only the keys"),
-        (("def test_value(one):", "x = 1\ndef test_value(one):"), "must be one 'def test_"),
+        (("def test_value(one):", "x = 1\n" + " " * 12 + "def test_value(one):"), "one 'def test_"),
     ],
 )
 def test_malformed_sidecars_are_refused_with_the_file_named(tmp_path, change, message):

@@ -170,10 +170,11 @@ def test_malformed_sidecars_are_refused_with_the_file_named(tmp_path, change, me
 
 
 def test_myst_roles_become_plain_markdown():
-    text = "See {eq}`eq-x`, {prf:ref}`the lemma <lem-a>`, {math}`e^x` and {glue:text}`v:.2f`."
+    text = "By {prf:ref}`thm-a`, {eq}`eq-x`, {prf:ref}`the lemma <lem-a>`, {math}`e^x`, "
+    text += "{glue:text}`v:.2f`."
     assert to_jupyter_markdown(text) == (
-        "See (equation `eq-x` in the chapter), the lemma, $e^x$ and "
-        "*(the value computed in the chapter)*."
+        "By [theorem `thm-a` in the chapter], [equation `eq-x` in the chapter], the lemma, "
+        "$e^x$, *(the value computed in the chapter)*."
     )
 
 
@@ -217,13 +218,16 @@ def test_student_notebooks_hold_no_solution_and_no_hidden_test(kit, chapter):
     student = _sources(kit / "student" / f"{chapter.slug}.ipynb")
     instructor = _sources(kit / "instructor" / f"{chapter.slug}.ipynb")
     for question in chapter.questions:
-        secrets = _distinctive(question.solution) + solution_lines(question.code)
+        prose = _distinctive(to_jupyter_markdown(question.solution))
+        secrets = prose + _distinctive(question.solution) + solution_lines(question.code)
         for test in question.hidden:
             secrets += _distinctive(test) + [test.splitlines()[0]]
         assert secrets, question.label
         for line in secrets:
             assert line not in student, f"{question.label}: {line!r} in the student notebook"
-            assert line.replace('"', '\\"') in instructor or line in instructor
+        hidden = [line for test in question.hidden for line in _distinctive(test)]
+        for line in prose + solution_lines(question.code) + hidden:
+            assert line in instructor, f"{question.label}: {line!r} not in the instructor's"
         if not question.manual:
             assert f'grader.check("{question.label}")' in student
             assert all(test.splitlines()[0] in student for test in question.tests)

@@ -14,12 +14,19 @@ __all__ = ["to_jupyter_markdown"]
 
 _ROLE = re.compile(r"\{(?P<role>[a-z:]+)\}`(?P<body>[^`]*)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
-_NAMES = {
+_REFERENCES = {"eq", "numref", "prf:ref", "ref", "doc"}
+#: A label's prefix names what it labels (``thm-...``, ``eq-...``); other labels say "item".
+_KINDS = {
     "eq": "equation",
-    "numref": "figure",
-    "prf:ref": "result",
-    "ref": "section",
-    "doc": "page",
+    "fig": "figure",
+    "sec": "section",
+    "ch": "chapter",
+    "thm": "theorem",
+    "def": "definition",
+    "lem": "lemma",
+    "prop": "proposition",
+    "rem": "remark",
+    "ex": "exercise",
 }
 
 
@@ -34,9 +41,10 @@ def _role(match: re.Match[str]) -> str:
     explicit = _EXPLICIT.match(body)
     if explicit and explicit["text"]:
         return explicit["text"]
-    if role in _NAMES:
-        target = explicit["target"] if explicit else body
-        return f"({_NAMES[role]} `{target}` in the chapter)"
+    if role in _REFERENCES:
+        target = (explicit["target"] if explicit else body).strip()
+        kind = _KINDS.get(target.split("-", 1)[0], "item")
+        return f"[{kind} `{target}` in the chapter]"
     return body
 
 

@@ -13,9 +13,10 @@ Two changes to how otter executes the notebook, both made through nbconvert's
 - the kernel is the book's (:class:`dadp_lite.book.execute.PinnedKernelManager`: Unix
   sockets instead of TCP ports, one BLAS thread), and its process id is sent to the parent,
   which kills it if the notebook overruns its time limit by a wide margin;
-- a cell still running when the notebook's time limit is used up is interrupted and marked
-  with a ``TimeLimit`` error; the cells after it each get a few seconds, so the questions
-  answered before it are still graded.
+- a cell still running when the notebook's time limit is used up is interrupted (the
+  kernel reports a ``KeyboardInterrupt``, the only interrupt the grader sends); the cells
+  after it each get a few seconds, so the questions that do not depend on it are still
+  graded.
 """
 
 from __future__ import annotations
@@ -94,10 +95,10 @@ def _first_problem(notebook: Any) -> tuple[str, str]:
             if output.get("output_type") != "error":
                 continue
             where = f"the cell starting `{_first_line(cell.get('source', ''))}`"
-            if output.get("ename") == TIME_LIMIT_ERROR:
+            if output.get("ename") in (TIME_LIMIT_ERROR, "KeyboardInterrupt"):
                 return "time limit", (
                     f"{where} was still running at the time limit ({_limit:g} s) and was "
-                    "interrupted; questions answered before it were graded"
+                    "interrupted; the cells after it still ran"
                 )
             return "cell error", f"{where} raised {output.get('ename')}: {output.get('evalue')}"
     return "ok", ""

@@ -194,12 +194,12 @@ def _cmd_grade(root: Path | None, args: argparse.Namespace) -> int:
     from dadp_lite.book.course import grade_submissions
 
     rows, problems = grade_submissions(
-        args.kit, args.submissions, args.out, jobs=args.jobs, timeout=args.timeout
+        args.kit, args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, progress=True
     )
     for line in problems:
         print(line)
     students = len({row["student"] for row in rows})
-    print(f"Scores written: {args.out} ({len(rows)} rows, {students} students)")
+    print(f"Scores written: {args.out} ({len(rows)} rows, {students} student(s))")
     return 0
 
 

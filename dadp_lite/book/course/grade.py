@@ -24,12 +24,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tqdm import tqdm
+
 from dadp_lite.book.course.kit import MANIFEST
 from dadp_lite.book.errors import BuildError
+from dadp_lite.book.outputs import interruptible
 
 __all__ = ["COLUMNS", "HARD_MARGIN", "Submission", "find_submissions", "grade_submissions"]
 
@@ -115,6 +117,11 @@ class _GradingProcess:
         threading.Thread(target=read, daemon=True).start()
         self._kernel: int | None = None
 
+    def stop(self) -> None:
+        """Stop the process and its kernel at once (an interrupted batch)."""
+        if self._process.poll() is None:
+            self._kill()
+
     def _kill(self) -> None:
         for group in (self._kernel, self._process.pid):
             if group:
@@ -169,34 +176,43 @@ def _grade_all(
     jobs: int,
     limit: float,
     log_path: Path,
-    progress: Callable[[Submission], None] | None,
+    progress: bool,
 ) -> None:
     pending: queue.SimpleQueue = queue.SimpleQueue()
     for task in tasks:
         pending.put(task)
     failures: list[BaseException] = []
+    processes: list[_GradingProcess] = []
+    bar = tqdm(total=len(tasks), unit="notebook", disable=not progress, file=sys.stderr)
 
     def drain() -> None:
-        process = _GradingProcess(log_path)
         try:
+            process = _GradingProcess(log_path)
+            processes.append(process)
             while True:
                 try:
                     submission, bundle = pending.get_nowait()
                 except queue.Empty:
-                    return
+                    break
                 submission.result = process.grade(submission.path, bundle, limit)
-                if progress is not None:
-                    progress(submission)
+                bar.update()
+            process.close()
         except BaseException as error:  # surfaces in the caller's thread
             failures.append(error)
-        finally:
-            process.close()
 
-    threads = [threading.Thread(target=drain) for _ in range(min(jobs, len(tasks)))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    threads = [threading.Thread(target=drain, daemon=True) for _ in range(min(jobs, len(tasks)))]
+    try:
+        with interruptible():
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    except BaseException:  # interrupted: stop every grading process and its kernel
+        for process in processes:
+            process.stop()
+        raise
+    finally:
+        bar.close()
     if failures:
         raise failures[0]
 
@@ -244,14 +260,14 @@ def grade_submissions(
     *,
     jobs: int = 2,
     timeout: float = 120.0,
-    progress: Callable[[Submission], None] | None = None,
+    progress: bool = False,
 ) -> tuple[list[dict], list[str]]:
     """Grade every notebook in ``submissions`` against the kit; write ``out`` (CSV).
 
     Returns the rows (one per student and question of every chapter submitted; a student
     who submitted nothing for such a chapter gets rows with status ``missing``) and one
     line per notebook that did not run cleanly. The grading log is ``out`` with suffix
-    ``.log``.
+    ``.log``; ``progress`` shows a progress bar on stderr.
     """
     _check_options(jobs, timeout)
     kit, submissions, out = Path(kit), Path(submissions), Path(out)

@@ -78,7 +78,7 @@ def _intro(chapter: Chapter) -> str:
 def _heading(question: Question) -> str:
     how = "manually graded" if question.manual else "autograded"
     points = f"{question.points:g} point" + ("" if question.points == 1 else "s")
-    return f"### Exercise {question.number} ({how}, {points})\n\n"
+    return f"### Exercise {question.number}: `{question.label}` ({how}, {points})\n\n"
 
 
 def _test_cell(source: str, hidden: bool) -> nbformat.NotebookNode:
@@ -185,7 +185,7 @@ def _write_tables(out: Path, chapters: Sequence[Chapter]) -> None:
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     with open(out / "questions.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["chapter", "question", "exercise", "points", "graded"])
+        writer.writerow(["chapter", "question", "number in chapter", "points", "graded"])
         for c in chapters:
             for q in c.questions:
                 how = "manually" if q.manual else "autograded"

@@ -3,7 +3,7 @@
 One job per module, arrows pointing down this list (nothing in the science package imports
 from here):
 
-- ``cli``: the ``dadp-book`` command (build, params, run, sweep, glue)
+- ``cli``: the ``dadp-book`` command (build, params, run, sweep, glue, course, grade)
 - ``build``, ``run``, ``sweep``: the three ways to execute chapters
 - ``grid``, ``points``, ``runners``: sweep grids, per-point provenance records, local/Dask pools
 - ``stage``, ``render``, ``glue``: the staged book, Jupyter Book HTML, glued values
@@ -13,4 +13,5 @@ from here):
 - ``discovery``, ``yamlio``, ``outputs``, ``errors``: book root and chapters, strict YAML,
   atomic outputs and temporary folders, the one error type
 - ``sphinx_ext``: the Sphinx extension listed in ``_config.yml``
+- ``course``: the course kit (``course``, ``grade``): otter-grader notebooks and local grading
 """

@@ -1,4 +1,5 @@
-"""Command line: ``dadp-book build | params | run | sweep | glue`` (see ``dadp-book --help``).
+"""Command line: ``dadp-book build | params | run | sweep | glue | course | grade`` (see
+``dadp-book --help``).
 
 Exit status: 0 on success; 1 on refused input (a one-line ``dadp-book: error: ...`` on
 stderr, nothing written) or a failed chapter; 3 when a sweep finished with failed points;
@@ -86,7 +87,22 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
     glue = sub.add_parser("glue", help="print every glued value of a build: slug, key, value")
     glue.add_argument("build_dir", type=Path, metavar="BUILD_DIR")
+    _add_course_commands(sub)
     return parser
+
+
+def _add_course_commands(sub: argparse._SubParsersAction) -> None:
+    course = sub.add_parser(
+        "course", help="the course kit: student and instructor notebooks, autograder bundles"
+    )
+    course.add_argument("chapters", nargs="*", metavar="CHAPTER", help="default: all")
+    course.add_argument("--out", type=Path, required=True, help="kit folder")
+    grade = sub.add_parser("grade", help="grade submitted notebooks locally: one row per question")
+    grade.add_argument("kit", type=Path, metavar="DIR", help="the kit folder of 'course'")
+    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+    grade.add_argument("--out", type=Path, default=Path("scores.csv"), help="CSV (scores.csv)")
+    grade.add_argument("--jobs", type=int, default=2, help="notebooks at once (default: 2)")
+    grade.add_argument("--timeout", type=float, default=120.0, help="s per notebook (120)")
 
 
 def _overrides(root: Path, slug: str, args: argparse.Namespace) -> dict:
@@ -167,6 +183,26 @@ def _cmd_glue(root: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_course(root: Path, args: argparse.Namespace) -> int:
+    from dadp_lite.book.course import build_kit
+
+    print(f"Course kit written: {build_kit(root, args.chapters, args.out)}")
+    return 0
+
+
+def _cmd_grade(root: Path | None, args: argparse.Namespace) -> int:
+    from dadp_lite.book.course import grade_submissions
+
+    rows, problems = grade_submissions(
+        args.kit, args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, progress=True
+    )
+    for line in problems:
+        print(line)
+    students = len({row["student"] for row in rows})
+    print(f"Scores written: {args.out} ({len(rows)} rows, {students} student(s))")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``dadp-book`` command."""
     handlers = {
@@ -175,10 +211,12 @@ def main(argv: list[str] | None = None) -> int:
         "run": _cmd_run,
         "sweep": _cmd_sweep,
         "glue": _cmd_glue,
+        "course": _cmd_course,
+        "grade": _cmd_grade,
     }
     try:
         args = _parser().parse_args(argv)
-        root = None if args.command == "glue" else book_root(args.root)
+        root = None if args.command in ("glue", "grade") else book_root(args.root)
         return handlers[args.command](root, args)
     except BuildError as error:
         print(f"dadp-book: error: {error}", file=sys.stderr)

@@ -1,0 +1,200 @@
+"""A chapter's exercises as course questions: the chapter's text plus its sidecar file.
+
+The chapter (``notebooks/<slug>.md``) holds every exercise's text and its solution prose,
+exactly as the book shows them. The sidecar ``course/<slug>.yml`` holds what the book does
+not show, keyed by exercise label: for an autograded question its points, the answer cell
+with the solution marked in otter-grader's syntax (``# SOLUTION`` at the end of a line, or
+``# BEGIN SOLUTION`` ... ``# END SOLUTION``), visible tests (run by the student's check
+cell, worth no points) and hidden tests (only in the autograder bundle; they share the
+points). An exercise the sidecar does not list, or lists with ``manual: N``, is graded by
+hand (N points, default 1). Every test is one function ``def test_...(name, ...)`` whose
+arguments are the student's variables of those names.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from dadp_lite.book.discovery import chapter_path, chapter_title
+from dadp_lite.book.errors import BuildError
+from dadp_lite.book.yamlio import load_yaml_file
+
+__all__ = [
+    "Chapter",
+    "Question",
+    "load_chapter",
+    "sidecar_path",
+    "solution_lines",
+]
+
+DEFAULT_SETUP = "import math\n\nimport numpy as np"
+_FENCE = re.compile(r"^(?P<fence>`{3,})\{(?P<kind>exercise|solution)\}\s*(?P<arg>\S*)\s*$")
+_OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
+_SIDECAR_KEYS = {"points", "code", "tests", "hidden", "manual"}
+
+
+@dataclass(frozen=True)
+class Question:
+    """One exercise of a chapter, as the course kit grades it."""
+
+    label: str
+    number: int
+    text: str
+    solution: str
+    points: float
+    manual: bool
+    code: str = ""
+    tests: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter's exercises in the book's order, and the code that opens its notebook."""
+
+    slug: str
+    title: str
+    setup: str
+    questions: tuple[Question, ...]
+
+    @property
+    def autograded(self) -> tuple[Question, ...]:
+        return tuple(q for q in self.questions if not q.manual)
+
+
+def sidecar_path(root: Path, slug: str) -> Path:
+    """``course/<slug>.yml``: solutions and tests of the chapter's autograded exercises."""
+    return root / "course" / f"{slug}.yml"
+
+
+def _exercises_section(text: str, where: str) -> list[str]:
+    lines = text.splitlines()
+    try:
+        start = lines.index("## Exercises")
+    except ValueError:
+        return []
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), None)
+    if end is None:
+        raise BuildError(f"{where}: the Exercises section has no following '## ' heading")
+    return lines[start + 1 : end]
+
+
+def _blocks(lines: list[str], where: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """Exercise texts and solution texts by label, and the labels in order."""
+    exercises: dict[str, str] = {}
+    solutions: dict[str, str] = {}
+    order: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        fence, kind, label = match["fence"], match["kind"], match["arg"]
+        body: list[str] = []
+        i += 1
+        while i < len(lines) and lines[i].rstrip() != fence:
+            option = _OPTION.match(lines[i]) if not body else None
+            if option:
+                if option["key"] == "label":
+                    label = option["value"].strip()
+            else:
+                body.append(lines[i])
+            i += 1
+        if i == len(lines):
+            raise BuildError(f"{where}: unclosed {{{kind}}} block {label!r}")
+        i += 1
+        text = "\n".join(body).strip()
+        if kind == "exercise":
+            if not label or label in exercises:
+                raise BuildError(f"{where}: exercise without a unique :label: ({label!r})")
+            exercises[label] = text
+            order.append(label)
+        else:
+            solutions[label] = text
+    return exercises, solutions, order
+
+
+def _check_test(source: str, label: str, where: str) -> str:
+    source = source.strip("\n")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:
+        raise BuildError(f"{where}: a test of {label} is not valid Python: {error}") from None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+        raise BuildError(f"{where}: each test of {label} must be one 'def test_...(...)' function")
+    return source
+
+
+def _number(value: object, what: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise BuildError(f"{where}: {what} must be a positive number, not {value!r}")
+    return float(value)
+
+
+def _sidecar(root: Path, slug: str) -> dict:
+    path = sidecar_path(root, slug)
+    if not path.is_file():
+        return {}
+    content = load_yaml_file(path, "course sidecar") or {}
+    if not isinstance(content, dict) or not set(content) <= {"setup", "questions"}:
+        raise BuildError(f"{path}: expected the keys 'setup' and 'questions' only")
+    return content
+
+
+def load_chapter(root: Path, slug: str) -> Chapter:
+    """The chapter's exercises joined with ``course/<slug>.yml``, checked for consistency."""
+    where = f"notebooks/{slug}.md"
+    text = chapter_path(root, slug).read_text()
+    exercises, solutions, order = _blocks(_exercises_section(text, where), where)
+    sidecar = _sidecar(root, slug)
+    specs = sidecar.get("questions") or {}
+    side = f"course/{slug}.yml"
+    if not isinstance(specs, dict):
+        raise BuildError(f"{side}: 'questions' must map exercise labels to their specs")
+    unknown = sorted(set(specs) - set(exercises))
+    if unknown:
+        raise BuildError(f"{side}: no exercise labelled {', '.join(unknown)} in {where}")
+    questions = []
+    for number, label in enumerate(order, start=1):
+        spec = specs.get(label) or {}
+        if not isinstance(spec, dict) or not set(spec) <= _SIDECAR_KEYS:
+            raise BuildError(f"{side}: {label} takes only the keys {sorted(_SIDECAR_KEYS)}")
+        common = dict(label=label, number=number, text=exercises[label])
+        common["solution"] = solutions.get(label, "")
+        if "code" not in spec:
+            points = _number(spec.get("manual", 1), f"{label}: manual", side)
+            questions.append(Question(**common, points=points, manual=True))
+            continue
+        code = str(spec["code"]).strip("\n")
+        if not solution_lines(code):
+            raise BuildError(f"{side}: the code of {label} marks no solution (# SOLUTION)")
+        hidden = tuple(_check_test(t, label, side) for t in spec.get("hidden") or ())
+        if not hidden:
+            raise BuildError(f"{side}: {label} needs at least one hidden test")
+        tests = tuple(_check_test(t, label, side) for t in spec.get("tests") or ())
+        if not tests:
+            raise BuildError(f"{side}: {label} needs a visible test for the student's check")
+        points = _number(spec.get("points"), f"{label}: points", side)
+        questions.append(
+            Question(**common, points=points, manual=False, code=code, tests=tests, hidden=hidden)
+        )
+    setup = str(sidecar.get("setup") or DEFAULT_SETUP).strip("\n")
+    return Chapter(slug, chapter_title(root, slug), setup, tuple(questions))
+
+
+def solution_lines(code: str) -> list[str]:
+    """The lines of an answer cell that otter-grader removes from the student's copy."""
+    found, inside = [], False
+    for line in code.splitlines():
+        stripped = line.strip()
+        if re.match(r"#\s*BEGIN SOLUTION", stripped):
+            inside = True
+        elif stripped.endswith("# END SOLUTION"):
+            inside = False
+        elif inside or re.search(r"#\s?SOLUTION$", stripped):
+            found.append(re.sub(r"\s*#\s?SOLUTION$", "", stripped))
+    return [line for line in found if line]

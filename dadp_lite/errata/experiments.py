@@ -12,7 +12,7 @@ from dadp_lite.definitions import sampling_probability
 from dadp_lite.errata.baselines import (
     ALPHA_REPLICATES,
     ALPHA_SEED,
-    dg_tight_deltas,
+    dg_exact_deltas,
     laplace_alpha_replicates,
 )
 from dadp_lite.errata.k_anonymity import N_BOOT as KA_N_BOOT
@@ -188,13 +188,14 @@ def discrete_gaussian(*, dataset_name: str, epsilons: tuple[float, ...]) -> Resu
     implied = np.array([baselines.projected_discrete_gaussian_bias(x, sigma=math.sqrt(20 / e)).sum()
                         for e in eps])  # fmt: skip
     status = unclear_status(stated, implied)
-    tight = dg_tight_deltas(tuple(epsilons), "replace")
+    exact_delta = dg_exact_deltas(tuple(epsilons), "replace")
     values = {"formula-first": baselines.discrete_gaussian_delta_as_printed(eps[0]),
               "ratio-stated-min": (paper / stated).min(),
               "ratio-stated-max": (paper / stated).max(),
               "ratio-implied-min": (paper / implied).min(),
               "ratio-implied-max": (paper / implied).max(),
-              "tight-min": tight.min(), "tight-max": tight.max()}  # fmt: skip
+              "exact-delta-min": exact_delta.min(),
+              "exact-delta-max": exact_delta.max()}  # fmt: skip
     return Result(status, values)
 
 

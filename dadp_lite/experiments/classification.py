@@ -292,10 +292,17 @@ def classification_margins(
       accuracies are independent and the variances add;
     - ``reps``: the smaller number of repetitions behind the two standard errors.
     """
-    needed = {"dataset", "mechanism", "epsilon", "accuracy", "accuracy_se", "baseline_accuracy",
-              "reps"}
+    needed = {
+        "dataset",
+        "mechanism",
+        "epsilon",
+        "accuracy",
+        "accuracy_se",
+        "baseline_accuracy",
+        "reps",
+    }
     if not isinstance(results, pd.DataFrame) or not needed <= set(results.columns):
-        raise ValueError(f"results must be classification_accuracy output (columns {sorted(needed)})")
+        raise ValueError(f"results must be classification_accuracy output ({sorted(needed)})")
     if isinstance(factor, bool) or not isinstance(factor, int | float) or not factor >= 1:
         raise ValueError(f"factor must be a number >= 1, got {factor!r}")
     leaders = tuple(leaders)

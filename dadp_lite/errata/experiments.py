@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -73,21 +74,46 @@ def _paper_over_exact(mechanism: str, name: str, epsilons, **settings) -> np.nda
                      / _exact_l1(mechanism, hist, e, **settings) for e in epsilons])  # fmt: skip
 
 
+@functools.cache
+def _search(
+    names: tuple[str, ...], k: int, qi: tuple[str, ...], epsilons: tuple[float, ...], reps: int
+) -> pd.DataFrame:
+    """The encoding search of the bias columns, run once per process."""
+    return enc.encoding_search(names, epsilons=epsilons, reps=reps, k=k, qi=qi)
+
+
+def _direction(implied: np.ndarray, ours: int, epsilons) -> str:
+    """Where the largest cell a printed alpha implies is smaller or larger than ours."""
+    smaller = [f"{e:g}" for e, x in zip(epsilons, implied, strict=True) if x < ours]
+    larger = [f"{e:g}" for e, x in zip(epsilons, implied, strict=True) if x > ours]
+    if not larger:
+        return "smaller than ours at every epsilon"
+    if not smaller:
+        return "larger than ours at every epsilon"
+    return f"smaller at epsilon = {', '.join(smaller)} and larger at {', '.join(larger)}"
+
+
 def encoding_columns(
     names: tuple[str, ...], k: int, qi: tuple[str, ...], epsilons: tuple[float, ...], reps: int
 ) -> dict[str, str | int]:
     """What the encoding search (:mod:`dadp_lite.experiments.encodings`) says of the printed
-    bias columns: which are reproduced by some encoding, which by none."""
-    search = enc.encoding_search(names, epsilons=epsilons, reps=reps, k=k, qi=qi)
-    summary = enc.column_summary(search)
+    bias columns: which are reproduced out of sample (an encoding chosen on the dataset's
+    other printed columns), which fit in sample only (the best of the candidates chosen on
+    the column itself), and how many selections are identified."""
+    summary = enc.column_summary(_search(names, k, qi, epsilons, reps))
 
     def listed(rows: pd.DataFrame) -> str:
         return "; ".join(f"{dataset_label(r.dataset)} {enc.COLUMN_LABELS[r.column]}"
                          for r in rows.itertuples()) or "none"  # fmt: skip
 
+    in_sample_only = summary[summary.best_within & ~summary.reproduced]
     return {"enc-columns-n": len(summary), "enc-reproduced-n": int(summary.reproduced.sum()),
             "enc-reproduced": listed(summary[summary.reproduced]),
-            "enc-not-reproduced": listed(summary[~summary.reproduced])}  # fmt: skip
+            "enc-not-reproduced": listed(summary[~summary.reproduced]),
+            "enc-in-sample-n": int(summary.best_within.sum()),
+            "enc-in-sample-only": listed(in_sample_only),
+            "enc-identified-n": int(summary.identified.sum()),
+            "enc-candidates-n": len(enc.candidate_encodings())}  # fmt: skip
 
 
 def bias_column(
@@ -124,7 +150,8 @@ def swapping_alpha(
     swapping_bias_spread`); on the NIST tables ``spread = n_Q (x_n - m)``, so it grows with
     the largest cell. ``ratio-min/max-<name>``: exact over printed alpha where the printed
     is below the exact (else at every epsilon); ``implied-largest-<name>``: the ``x_n`` at
-    which the exact alpha would equal the printed value at the first epsilon.
+    which the exact alpha would equal the printed value at the first epsilon, and
+    ``implied-direction-<name>`` where the implied ``x_n`` is smaller or larger than ours.
     """
     frames, values = [], {}
     for name in dataset_names:
@@ -135,15 +162,17 @@ def swapping_alpha(
         spread = swapping_bias_spread(data.histogram.to_qi_matrix(qi))
         if not spread.in_largest_group:
             raise AssertionError(f"{name}: the bias extremes left the largest cell's group")
-        scale = (math.exp(epsilons[0]) + spread.n_q - 1) / spread.n_q
+        scale = (np.exp(table.epsilon.to_numpy()) + spread.n_q - 1) / spread.n_q
+        implied = spread.group_min + table.paper_alpha.to_numpy() * scale
         low = table[table.paper_alpha < table.alpha_exact]  # printed below the exact alpha
         exact_ratio = (low if len(low) else table).eval("alpha_exact / paper_alpha")
         values.update({f"z-max-{name}": float(table.z_paper_alpha.abs().max()),
                        f"ratio-min-{name}": exact_ratio.min(),
                        f"ratio-max-{name}": exact_ratio.max(),
                        f"largest-{name}": spread.largest, f"group-min-{name}": spread.group_min,
-                       f"implied-largest-{name}":
-                           spread.group_min + table.paper_alpha.iloc[0] * scale})  # fmt: skip
+                       f"implied-largest-{name}": implied[0],
+                       f"implied-direction-{name}":
+                           _direction(implied, spread.largest, table.epsilon)})  # fmt: skip
         frames.append(table)
     rows = pd.concat(frames, ignore_index=True)
     status = reproduced_status(rows.alpha, rows.paper_alpha, math.sqrt(2) * rows.alpha_se)
@@ -153,11 +182,18 @@ def swapping_alpha(
     everywhere = below.groupby("epsilon").size() == len(dataset_names)  # on every dataset
     values["below-eps"] = ", ".join(f"{e:g}" for e in everywhere[everywhere].index) or "none"
     search = enc.alpha_search(dataset_names, epsilons=epsilons, reps=reps, qi=qi)
-    best = enc.column_summary(search)
+    bias_columns = _search(tuple(dataset_names), PAPER_K, tuple(qi), tuple(epsilons), reps)
+    both = pd.concat([search, bias_columns], ignore_index=True)
+    best = enc.column_summary(both)
+    best = best[best["column"] == enc.SWAPPING_ALPHA]
     values["enc-n"] = int(search.encoding.nunique())
     values["enc-reproduced-n"] = int(best.reproduced.sum())
+    values["enc-in-sample-n"] = int(best.best_within.sum())
     values["enc-best"] = "; ".join(f"{dataset_label(r.dataset)} {r.ratio_min:.2f}-{r.ratio_max:.2f}"
                                    for r in best.itertuples())  # fmt: skip
+    values["enc-held-out"] = "; ".join(
+        f"{dataset_label(r.dataset)} {r.held_out_ratio_min:.2f}-{r.held_out_ratio_max:.2f}"
+        for r in best.itertuples())  # fmt: skip
     return Result(status, values)
 
 

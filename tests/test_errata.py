@@ -28,6 +28,7 @@ from dadp_lite.errata.experiments import CLASSIFICATION
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "errata.md"
+LANDING = ROOT / "book" / "intro.md"
 GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`([^`]+)`")
 
 
@@ -665,3 +666,42 @@ def test_each_ratio_caption_matches_its_computation(slug):
                     f"{slug}: caption names {words[0]} / {words[1]}, "
                     "which no column of the chapter computes"
                 )
+
+
+# ----------------------------------------------------------------- landing page
+def test_landing_page_computes_its_abstract_and_links_chapters():
+    """The landing page is an executed page: its numbers come from dadp_lite.errata (no
+    glue from another document, which the book forbids), its code is hidden, and each
+    part of the abstract links the chapter that shows it."""
+    import jupytext
+
+    text = LANDING.read_text()
+    assert all("::" not in ref for ref in GLUE_ROLE.findall(text))
+    notebook = jupytext.read(LANDING)
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert code and all("remove-input" in c.metadata.get("tags", []) for c in code)
+    assert "errata.exact_findings()" in "".join(c.source for c in code)
+    abstract = text.split("**What we found.**", 1)[1].split("\n## ", 1)[0]
+    for bullet in re.findall(r"^- \*\*.*?(?=\n- |\Z)", abstract, flags=re.M | re.S):
+        assert "{ref}`ch-" in bullet, bullet[:40]
+
+
+def test_exact_findings_are_the_ones_without_repetitions():
+    exact = errata.exact_findings()
+    assert exact and all("reps" not in f.setting for f in exact)
+    assert set(exact) | {f for f in errata.FINDINGS if "reps" in f.setting} == set(errata.FINDINGS)
+    counts = errata.word_counts(exact)
+    assert sum(counts.values()) == len(exact) and set(counts) <= set(errata.STATUS_WORDS)
+
+
+@pytest.mark.book
+def test_landing_page_executes_and_glues_every_key_it_cites(executed):
+    page = executed[4]["book/intro"]
+    assert page.error is None, page.error
+    glued = _glued(page.output)
+    cited = {ref.split(":", 1)[0] for ref in GLUE_ROLE.findall(LANDING.read_text())}
+    assert cited - set(glued) == set()
+    counts = errata.word_counts(errata.exact_findings())
+    assert glued["n-wrong"] == counts.get("wrong", 0)
+    assert glued["n-exact"] == sum(glued[f"n-{w}"] for w in ("valid", "loose", "wrong",
+                                                              "unclear"))  # fmt: skip

@@ -30,12 +30,14 @@ tests do.
 
 from dadp_lite.errata.catalog import (
     FINDINGS,
+    exact_findings,
     findings_of,
     get,
     glue_values,
     result,
     status_key,
     summary,
+    word_counts,
 )
 from dadp_lite.errata.record import Finding, Result
 from dadp_lite.errata.status import (
@@ -66,6 +68,7 @@ __all__ = [
     "claim_status",
     "delta_status",
     "digits_status",
+    "exact_findings",
     "findings_of",
     "formula_status",
     "get",
@@ -77,4 +80,5 @@ __all__ = [
     "summary",
     "unclear_status",
     "vacuous",
+    "word_counts",
 ]

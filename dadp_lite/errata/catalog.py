@@ -10,7 +10,17 @@ from dadp_lite.errata import baselines, cell_suppression, experiments, fairness,
 from dadp_lite.errata import swapping as swapping_part
 from dadp_lite.errata.record import Finding, Result
 
-__all__ = ["FINDINGS", "findings_of", "get", "glue_values", "result", "status_key", "summary"]
+__all__ = [
+    "FINDINGS",
+    "exact_findings",
+    "findings_of",
+    "get",
+    "glue_values",
+    "result",
+    "status_key",
+    "summary",
+    "word_counts",
+]
 
 #: Every erratum of the errata page, in the page's order (the book's chapter order).
 FINDINGS: tuple[Finding, ...] = (
@@ -45,6 +55,22 @@ def findings_of(*slugs: str) -> tuple[Finding, ...]:
         if not isinstance(slug, str):
             raise TypeError(f"a chapter slug must be a string, got {type(slug).__name__}")
     return tuple(f for f in FINDINGS if f.chapter in slugs)
+
+
+def exact_findings() -> tuple[Finding, ...]:
+    """The findings computed exactly: their setting names no number of repetitions
+    (theorems, proofs, formulas and printed columns against exact values). Together they
+    evaluate in seconds, cheap enough for a page that runs at every build."""
+    return tuple(f for f in FINDINGS if "reps" not in f.setting)
+
+
+def word_counts(findings: tuple[Finding, ...] = FINDINGS) -> dict[str, int]:
+    """How many of ``findings`` have each status word (words with none are left out)."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        word = result(f.id).status.word
+        counts[word] = counts.get(word, 0) + 1
+    return counts
 
 
 @functools.cache

@@ -88,13 +88,15 @@ def glue_values(finding: Finding | str) -> dict[str, float | int | str]:
     """Everything the errata page glues for one finding.
 
     ``<id>.<value name>`` for each computed value; ``status-<id>`` the status word;
-    ``<id>.label`` the word with its qualifier; ``<id>.basis`` the comparison it rests on.
+    ``<id>.label`` the word with its qualifier; ``<id>.qualifier`` the qualifier alone ("-"
+    if none); ``<id>.basis`` the comparison it rests on.
     """
     finding = get(finding) if isinstance(finding, str) else finding
     res = result(finding.id)
     out: dict[str, float | int | str] = {f"{finding.id}.{k}": v for k, v in res.values.items()}
     out[status_key(finding.id)] = res.status.word
     out[f"{finding.id}.label"] = res.status.label
+    out[f"{finding.id}.qualifier"] = res.status.qualifier or "-"
     out[f"{finding.id}.basis"] = res.status.basis
     return out
 

@@ -371,13 +371,35 @@ def test_profile_search_and_refutations_of_the_swapping_theorem():
     assert np.all(search["delta_lower_check"] <= search["exact"] + 1e-12)
 
 
+def test_profile_reports_per_level_the_event_behind_that_levels_bound():
+    """The counts reported at each confidence level recompute that level's delta bound:
+    the event, its counts and the trials-per-side estimate come from one event."""
+    from dadp_lite.audit.bounds import certified_delta, clopper_pearson
+
+    entry = REGISTRY["dp_swapping"]
+    confidences = {"figure": 0.95, "check": 1 - FALSE_FAILURE}
+    profile = audit_profile(entry, UNIVERSE, epsilons=[0.25, 1.0], trials=20_000, seed=5,
+                            settings=SETTINGS, confidences=confidences)  # fmt: skip
+    for name, confidence in confidences.items():
+        for row in profile.itertuples():
+            alpha = (1 - confidence) / (2 * row.certified_events)
+            hits, other, n = (getattr(row, f"{c}_{name}") for c in
+                              ("hits", "hits_other", "certifying_trials"))  # fmt: skip
+            lower, _ = clopper_pearson(hits, n, alpha)
+            _, upper = clopper_pearson(other, n, alpha)
+            assert math.isclose(certified_delta(lower, upper, row.epsilon),
+                                getattr(row, f"delta_lower_{name}"), abs_tol=1e-12)  # fmt: skip
+    with pytest.raises(ValueError, match="level"):
+        refutations(profile, "printed", confidence=0.9, level="other")
+
+
 def test_traditional_profile_is_one_audit_over_the_grid():
     entry = REGISTRY["cell_suppression"]
     profile = audit_profile(entry, UNIVERSE, epsilons=[0.5, 1.0], trials=4000, seed=0,
                             settings=SETTINGS, confidences={"figure": 0.95})  # fmt: skip
     assert profile["certified_events"].nunique() == 1 and profile["pair"].nunique() == 1
-    assert np.all(profile["hits"] == profile["certifying_trials"])
-    assert np.all(profile["hits_other"] == 0) and profile["printed"].isna().all()
+    assert np.all(profile["hits_figure"] == profile["certifying_trials_figure"])
+    assert np.all(profile["hits_other_figure"] == 0) and profile["printed"].isna().all()
 
 
 def _claims_and_exact(entry, epsilons):

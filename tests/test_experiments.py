@@ -217,6 +217,31 @@ def test_classification_summary_and_per_repetition_rows(ma_setup):
     assert np.allclose(means, summary["accuracy"].to_numpy())
 
 
+def test_classification_margins_from_a_summary_written_by_hand():
+    """Two settings, one leader, one other: the margins, losses and standard errors are the
+    arithmetic of the definition (percentage points; independent accuracies)."""
+    results = pd.DataFrame({
+        "dataset": ["d"] * 4, "epsilon": [0.5, 0.5, 4.0, 4.0],
+        "mechanism": ["laplace", "dp_swapping"] * 2,
+        "accuracy": [0.70, 0.60, 0.72, 0.71], "accuracy_se": [0.003, 0.004, 0.0, 0.001],
+        "baseline_accuracy": [0.73] * 4, "reps": [200, 200, 200, 50],
+    })  # fmt: skip
+    margins = ex.classification_margins(results, leaders=["laplace"], factor=2.0)
+    assert len(margins) == 2 and set(margins["other"]) == {"dp_swapping"}
+    first = margins.iloc[0]
+    assert first.margin == pytest.approx(10.0) and first.margin_se == pytest.approx(0.5)
+    assert first.loss_leader == pytest.approx(3.0) and first.loss_other == pytest.approx(13.0)
+    assert first.excess == pytest.approx(13.0 - 2 * 3.0)
+    assert first.excess_se == pytest.approx(100 * math.hypot(2 * 0.003, 0.004))
+    assert margins.iloc[1].reps == 50
+    with pytest.raises(ValueError, match="leaders"):
+        ex.classification_margins(results, leaders=["discrete_gaussian"])
+    with pytest.raises(ValueError, match="factor"):
+        ex.classification_margins(results, leaders=["laplace"], factor=0.5)
+    with pytest.raises(ValueError, match="results"):
+        ex.classification_margins(results.drop(columns="reps"), leaders=["laplace"])
+
+
 @pytest.fixture(scope="module")
 def ma_fits(ma_setup):
     """Rounded releases of three mechanisms on MA (36 weight vectors) and the cell design."""

@@ -32,16 +32,23 @@ def _settings(entry: Mechanism, pair: NeighbourPair, settings, epsilon) -> dict:
 
 
 def _bounds(result: AuditResult, epsilon: float, confidences: Mapping[str, float]) -> dict:
+    """Per confidence level ``name``: the bounds and the one event behind the delta bound.
+
+    The event that certifies the largest delta depends on the confidence (the bounds of
+    events with different counts cross), so the event, its counts and the plug-in estimate
+    are reported per level, each from the same event as that level's ``delta_lower``.
+    """
     row = {}
     for name, confidence in confidences.items():
         row[f"delta_lower_{name}"] = result.delta_lower(epsilon, confidence)
         row[f"epsilon_lower_{name}"] = result.epsilon_lower(0.0, confidence)
-    test = result.best_test(epsilon=epsilon)
-    row["delta_estimate"] = result.delta_estimate(epsilon)
-    row["test"] = "" if test is None else f"{test.event} (favours {test.favours})"
-    row["hits"], row["hits_other"], row["certifying_trials"] = (
-        (0, 0, 0) if test is None else (test.hits, test.hits_other, test.trials)
-    )
+        test = result.best_test(epsilon=epsilon, confidence=confidence)
+        p_hat, q_hat = (0.0, 0.0) if test is None else test.frequencies
+        row[f"delta_estimate_{name}"] = max(p_hat - float(np.exp(epsilon)) * q_hat, 0.0)
+        row[f"test_{name}"] = "" if test is None else f"{test.event} (favours {test.favours})"
+        row[f"hits_{name}"], row[f"hits_other_{name}"], row[f"certifying_trials_{name}"] = (
+            (0, 0, 0) if test is None else (test.hits, test.hits_other, test.trials)
+        )
     row["certified_events"] = len(result.tests)
     return row
 
@@ -93,8 +100,9 @@ def audit_profile(
     Other columns: ``exact`` (the record's worst case over counts up to the universe's
     largest), ``pair_exact`` (the audited pair's own delta), ``printed``, ``reading``,
     ``epsilon_exact`` (the pair's exact epsilon at delta = 0, when it is pure at its own
-    epsilon), ``delta_estimate``, ``test`` (the event behind the delta bound) and its
-    counts ``hits`` and ``hits_other`` out of ``certifying_trials``.
+    epsilon) and, per confidence level ``name``, ``test_<name>`` (the event behind that
+    level's delta bound), its counts ``hits_<name>`` and ``hits_other_<name>`` out of
+    ``certifying_trials_<name>`` and its plug-in ``delta_estimate_<name>``.
     """
     grid = [float(e) for e in np.atleast_1d(check_epsilons(epsilons))]
     trials = check_positive_int(trials, "trials")
@@ -199,23 +207,34 @@ def exact_curves(
 
 
 def refutations(
-    profile: pd.DataFrame, claim: str, *, confidence: float, tolerance: float = 0.0
+    profile: pd.DataFrame,
+    claim: str,
+    *,
+    confidence: float,
+    tolerance: float = 0.0,
+    level: str = "check",
 ) -> pd.DataFrame:
     """Where a claimed delta lies below the exact one, does the audit alone say so?
 
     ``profile`` is :func:`audit_profile` output (one mechanism) with bounds at
-    ``confidence`` in column ``delta_lower_check``; ``claim`` names the claimed delta
-    (``"printed"`` or ``"reading"``). For every epsilon where the claim is below the exact
-    delta by more than ``tolerance``: the audited bound, whether it is above the claim
-    (the outputs alone prove the claim wrong) and, from the certified event's observed
-    frequencies, the trials per side that would make it so
-    (:func:`~dadp_lite.audit.trials_to_certify`).
+    ``confidence`` under the level name ``level`` (columns ``delta_lower_<level>``,
+    ``hits_<level>``, ...); ``claim`` names the claimed delta (``"printed"`` or
+    ``"reading"``). For every epsilon where the claim is below the exact delta by more than
+    ``tolerance``: the audited bound, whether it is above the claim (the outputs alone prove
+    the claim wrong) and the trials per side that would make it so
+    (:func:`~dadp_lite.audit.trials_to_certify`), from the observed frequencies of the same
+    event that gives the audited bound.
     """
+    needed_columns = [f"{c}_{level}" for c in ("delta_lower", "hits", "hits_other",
+                                               "certifying_trials")]  # fmt: skip
+    missing = [c for c in needed_columns if c not in profile.columns]
+    if missing:
+        raise ValueError(f"profile has no columns {missing}: level {level!r} was not audited")
     rows = profile[profile[claim] < profile["exact"] - tolerance]
     out = []
     for _, row in rows.iterrows():
-        p_hat = row["hits"] / max(row["certifying_trials"], 1)
-        q_hat = row["hits_other"] / max(row["certifying_trials"], 1)
+        trials = max(row[f"certifying_trials_{level}"], 1)
+        p_hat, q_hat = row[f"hits_{level}"] / trials, row[f"hits_other_{level}"] / trials
         needed = trials_to_certify(
             p_hat, q_hat, epsilon=row["epsilon"], target=row[claim], confidence=confidence,
             n_tests=max(int(row["certified_events"]), 1),
@@ -227,8 +246,8 @@ def refutations(
                 "epsilon": row["epsilon"],
                 "exact": row["exact"],
                 "claimed delta": row[claim],
-                "audited": row["delta_lower_check"],
-                "certified wrong": bool(row["delta_lower_check"] > row[claim]),
+                "audited": row[f"delta_lower_{level}"],
+                "certified wrong": bool(row[f"delta_lower_{level}"] > row[claim]),
                 "trials per side needed": needed,
             }
         )

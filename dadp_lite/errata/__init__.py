@@ -4,7 +4,8 @@ ours, computed at the setting each is stated at.
 - :mod:`~dadp_lite.errata.status`: the status words (:data:`STATUS_WORDS`) and the rules
   that turn a comparison of printed and exact numbers into a word (:func:`delta_status`,
   :func:`bound_status`, :func:`formula_status`, :func:`reproduced_status`,
-  :func:`digits_status`, :func:`claim_status`, :func:`unclear_status`). Chapters call the
+  :func:`digits_status`, :func:`claim_status`, :func:`margin_status`,
+  :func:`unclear_status`). Chapters call the
   same rules, so page and chapter agree on a word whenever they agree on the numbers.
 - :mod:`~dadp_lite.errata.catalog`: :data:`FINDINGS`, one :class:`Finding` per erratum
   (stable id, chapter, setting, computation); :func:`findings_of` a chapter,
@@ -29,12 +30,14 @@ tests do.
 
 from dadp_lite.errata.catalog import (
     FINDINGS,
+    exact_findings,
     findings_of,
     get,
     glue_values,
     result,
     status_key,
     summary,
+    word_counts,
 )
 from dadp_lite.errata.record import Finding, Result
 from dadp_lite.errata.status import (
@@ -47,6 +50,7 @@ from dadp_lite.errata.status import (
     delta_status,
     digits_status,
     formula_status,
+    margin_status,
     reproduced_status,
     unclear_status,
     vacuous,
@@ -64,14 +68,17 @@ __all__ = [
     "claim_status",
     "delta_status",
     "digits_status",
+    "exact_findings",
     "findings_of",
     "formula_status",
     "get",
     "glue_values",
+    "margin_status",
     "reproduced_status",
     "result",
     "status_key",
     "summary",
     "unclear_status",
     "vacuous",
+    "word_counts",
 ]

@@ -10,7 +10,17 @@ from dadp_lite.errata import baselines, cell_suppression, experiments, fairness,
 from dadp_lite.errata import swapping as swapping_part
 from dadp_lite.errata.record import Finding, Result
 
-__all__ = ["FINDINGS", "findings_of", "get", "glue_values", "result", "status_key", "summary"]
+__all__ = [
+    "FINDINGS",
+    "exact_findings",
+    "findings_of",
+    "get",
+    "glue_values",
+    "result",
+    "status_key",
+    "summary",
+    "word_counts",
+]
 
 #: Every erratum of the errata page, in the page's order (the book's chapter order).
 FINDINGS: tuple[Finding, ...] = (
@@ -47,6 +57,22 @@ def findings_of(*slugs: str) -> tuple[Finding, ...]:
     return tuple(f for f in FINDINGS if f.chapter in slugs)
 
 
+def exact_findings() -> tuple[Finding, ...]:
+    """The findings computed exactly: their setting names no number of repetitions
+    (theorems, proofs, formulas and printed columns against exact values). Together they
+    evaluate in seconds, cheap enough for a page that runs at every build."""
+    return tuple(f for f in FINDINGS if "reps" not in f.setting)
+
+
+def word_counts(findings: tuple[Finding, ...] = FINDINGS) -> dict[str, int]:
+    """How many of ``findings`` have each status word (words with none are left out)."""
+    counts: dict[str, int] = {}
+    for f in findings:
+        word = result(f.id).status.word
+        counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
 @functools.cache
 def result(finding_id: str) -> Result:
     """The finding's numbers and status at its setting, computed once per process."""
@@ -62,13 +88,15 @@ def glue_values(finding: Finding | str) -> dict[str, float | int | str]:
     """Everything the errata page glues for one finding.
 
     ``<id>.<value name>`` for each computed value; ``status-<id>`` the status word;
-    ``<id>.label`` the word with its qualifier; ``<id>.basis`` the comparison it rests on.
+    ``<id>.label`` the word with its qualifier; ``<id>.qualifier`` the qualifier alone ("-"
+    if none); ``<id>.basis`` the comparison it rests on.
     """
     finding = get(finding) if isinstance(finding, str) else finding
     res = result(finding.id)
     out: dict[str, float | int | str] = {f"{finding.id}.{k}": v for k, v in res.values.items()}
     out[status_key(finding.id)] = res.status.word
     out[f"{finding.id}.label"] = res.status.label
+    out[f"{finding.id}.qualifier"] = res.status.qualifier or "-"
     out[f"{finding.id}.basis"] = res.status.basis
     return out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,12 +13,15 @@ from dadp_lite.data import ATTRIBUTES
 from dadp_lite.definitions import sampling_probability
 from dadp_lite.errata.record import Finding, Result, dataset
 from dadp_lite.errata.status import (
+    VACUOUS_GAP,
     Status,
+    bound_status,
     claim_status,
     delta_status,
     digits_status,
     formula_status,
     reproduced_status,
+    unclear_status,
 )
 from dadp_lite.experiments import k_anonymity_sweep
 from dadp_lite.mechanisms import CellTable, mondrian_batch, thin_cells
@@ -76,6 +80,63 @@ def privacy_theorem(*, dataset_name: str, epsilons: tuple[float, ...], bound: in
             exact.append(entry.delta(hist, epsilon=e, adjacency=adjacency))
         values[f"beta-eps{_tag(e)}"] = beta
     return Result(delta_status(printed, exact), values)
+
+
+def sum_index(*, epsilons: tuple[float, ...], bound: int) -> Result:
+    """The sum in d runs from j = 0, but f is defined for j in [w] = {1, ..., w}: the two
+    ranges give different d (from j = 1 the sum is empty at w = 1 and d = 1)."""
+    betas = [sampling_probability(e) for e in epsilons]
+    from_one = [ka.d_sum_from_one(2, b, e, bound) for b, e in zip(betas, epsilons, strict=True)]
+    from_zero = [ka.d_corrected(2, b, e, bound) for b, e in zip(betas, epsilons, strict=True)]
+    status = unclear_status(from_one, from_zero)
+    paper = [paper_value("ma2019", "dp_k_anonymity", e, "delta") for e in epsilons]
+    if digits_status(from_zero, paper, DELTA_DECIMALS).word == "reproduced":
+        status = status.qualified("the tables sum from j = 0")
+    return Result(status, {"from-one-min": min(from_one), "from-zero-first": from_zero[0]})
+
+
+def proof_last_step(*, epsilons: tuple[float, ...], max_bound: int) -> Result:
+    """The proof's last line writes ``1 - min P(S) = d``; the numbers give only "<=": the
+    cell that gains a record is judged with the threshold of one record more."""
+    proof, d = [], []
+    for e in epsilons:
+        beta = sampling_probability(e)
+        for bound in range(1, max_bound + 1):
+            proof.append(ka.d_proof_set(beta, e, bound))
+            d.append(ka.d_corrected(2, beta, e, bound))
+    status = formula_status(d, proof)
+    if status.word == "wrong" and bound_status(d, proof, loose_factor=None).word == "valid":
+        status = status.qualified("holds as an inequality")
+    gap = np.array(d) - np.array(proof)
+    values = {"gap-max": gap.max(), "rows-differ": int((gap > 1e-12).sum()), "rows": len(gap)}
+    return Result(status, values)
+
+
+def beta_choice(*, epsilon: float, bound: int, factors: tuple[float, ...]) -> Result:
+    """The main text says the theorem implies beta from epsilon; the theorem holds for every
+    beta. At ``epsilon`` it is evaluated at ``factor * (1 - e^-eps)``: every beta whose d is
+    a valid (at least the exact delta, beta) and non-vacuous guarantee is one the theorem
+    admits, and the claimed identity "admitted beta = 1 - e^-eps" is checked against them."""
+    implied = sampling_probability(epsilon)
+    betas = [f * implied for f in factors]
+    d = [ka.d_corrected(2, b, epsilon, bound) for b in betas]
+    exact = [ka.subsampling_delta(b, epsilon, 4, "replace") for b in betas]
+    admitted = [b for b, dv, x in zip(betas, d, exact, strict=True)
+                if bound_status(dv, x, loose_factor=None).word == "valid"
+                and 1 - dv >= VACUOUS_GAP]  # fmt: skip
+    if not admitted:
+        raise AssertionError("no beta gives a valid, non-vacuous d: the finding no longer holds")
+    status = formula_status(np.full(len(admitted), implied), admitted)
+    first = min(admitted)
+    if status.word == "wrong":
+        status = replace(status.qualified("the theorem holds for every beta"), basis=(
+            f"at beta = {first:.4g} the theorem's d = {d[betas.index(first)]:.4g} is a valid "
+            f"bound (exact delta {exact[betas.index(first)]:.4g}); the text's beta is "
+            f"{implied:.4g}"))  # fmt: skip
+    values = {"beta-implied": implied, "beta-other": first,
+              "d-other": d[betas.index(first)], "exact-other": exact[betas.index(first)],
+              "admitted-n": len(admitted), "tried-n": len(betas)}  # fmt: skip
+    return Result(status, values)
 
 
 def bias_theorem(
@@ -155,6 +216,14 @@ _EPS = tuple(PAPER_EPSILONS)
 FINDINGS: tuple[Finding, ...] = (
     Finding("ka-printed-pmf", "f(j; w, beta) in the DP k-anonymity theorem",
             "08-k-anonymity-privacy", {"epsilons": _EPS, "w": 5, "bound": 5}, printed_pmf),
+    Finding("ka-sum-index", "The range of the sum in d", "08-k-anonymity-privacy",
+            {"epsilons": _EPS, "bound": 5}, sum_index),
+    Finding("ka-proof-last-step", "Proof of the DP k-anonymity theorem, last step",
+            "08-k-anonymity-privacy", {"epsilons": _EPS, "max_bound": 12}, proof_last_step),
+    Finding("ka-beta-choice", "beta = 1 - e^-epsilon, implied by the theorem?",
+            "08-k-anonymity-privacy",
+            {"epsilon": _EPS[0], "bound": 12, "factors": (0.5, 0.75, 1.0, 1.25, 1.5)},
+            beta_choice),
     Finding("ka-privacy-theorem", "Privacy theorem of DP k-anonymity", "08-k-anonymity-privacy",
             {"dataset_name": "ma2019", "epsilons": _EPS, "bound": 5}, privacy_theorem),
     Finding("ka-bias-theorem", "Bias theorem of DP k-anonymity", "09-k-anonymity-bias",

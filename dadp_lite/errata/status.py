@@ -19,7 +19,9 @@ Vocabulary (:data:`STATUS_WORDS`):
     The paper uses two definitions of one thing, and they give different outputs.
 ``reproduced`` / ``not reproduced``
     A printed table number (or an empirical claim) agrees, or does not, with our
-    computation at the stated setting, judged by the book's false-alarm standard.
+    computation at the stated setting, judged by the book's false-alarm standard. A claim
+    that one method beats another (:func:`margin_status`) is reproduced only where the
+    margins are shown, every interval above 0.
 
 A :class:`Status` carries the word, the comparison it rests on (``basis``, with numbers),
 the number that decided it (``measure``: a ratio, a z-score, a gap) and an optional short
@@ -43,7 +45,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from dadp_lite._validate import check_positive_int
-from dadp_lite.verification import FALSE_FAILURE, z_limit
+from dadp_lite.verification import FALSE_FAILURE, t_limit, z_limit
 
 __all__ = [
     "LOOSE_FACTOR",
@@ -57,6 +59,7 @@ __all__ = [
     "delta_status",
     "digits_status",
     "formula_status",
+    "margin_status",
     "reproduced_status",
     "unclear_status",
     "vacuous",
@@ -288,6 +291,39 @@ def reproduced_status(
     basis = (f"largest |z| = {_g(abs(float(z[i])))} against the limit {limit:.2f} "
              f"({n} comparison{'s' if n > 1 else ''}, false alarm {FALSE_FAILURE:g})")  # fmt: skip
     return Status(word, basis, float(z[i]))
+
+
+def margin_status(
+    margins: object, se: object, *, n_tests: int | None = None, df: int | None = None
+) -> Status:
+    """Status of an empirical claim that some quantities are positive ("A beats B by a
+    margin"), given each estimate's standard error.
+
+    ``reproduced`` if every margin's lower limit ``margin - c se`` is above 0, with
+    ``c =`` :func:`dadp_lite.z_limit` ``(n_tests)``, or ``t_limit(n_tests, df)`` when the
+    standard errors are estimated from ``df + 1`` repetitions (default: one test per
+    element): the claim is then shown in every setting at once at the book's false-alarm
+    rate. Otherwise ``not reproduced``: somewhere the evidence does not show the margin (it
+    may be negative, or too small to tell from the Monte Carlo error). A standard error of
+    0 (every repetition gave the same value, so no spread could be estimated) shows
+    nothing. ``measure`` is the smallest lower limit; the basis gives that margin with its
+    interval.
+    """
+    m, s = _pair(margins, se, ("margins", "se"))
+    if np.any(s < 0):
+        raise ValueError(f"se must be >= 0, got {s}")
+    n = m.size if n_tests is None else check_positive_int(n_tests, "n_tests")
+    limit = z_limit(n) if df is None else t_limit(n, check_positive_int(df, "df"))
+    lower = np.where(s > 0, m - limit * s, -np.inf)
+    i = int(np.argmin(lower))
+    word = "reproduced" if lower[i] > 0 else "not reproduced"
+    if s[i] == 0:
+        basis = f"margin {_g(float(m[i]))} with no spread to judge it by"
+    else:
+        basis = (f"smallest margin {_g(float(m[i]))}, interval {_g(float(lower[i]))} to "
+                 f"{_g(float(m[i] + limit * s[i]))} ({n} comparison{'s' if n > 1 else ''}, "
+                 f"false alarm {FALSE_FAILURE:g})")  # fmt: skip
+    return Status(word, basis, float(lower[i]) if s[i] > 0 else -math.inf)
 
 
 def digits_status(ours: object, printed: object, decimals: object) -> Status:

@@ -13,11 +13,13 @@
 """
 
 from dadp_lite.experiments.classification import (
+    CLASSICAL_MECHANISMS,
     CLASSIFICATION_FEATURES,
     TARGET,
     cell_design,
     classification_accuracy,
     classification_baseline,
+    classification_margins,
     fit_weighted_logistic,
     weighted_accuracy,
 )
@@ -53,8 +55,10 @@ __all__ = [
     "bias_z_scores_by_count",
     "cell_design",
     "cell_suppression_sweep",
+    "CLASSICAL_MECHANISMS",
     "classification_accuracy",
     "classification_baseline",
+    "classification_margins",
     "compare_with_paper",
     "confirm_counterexample",
     "data_release_table",

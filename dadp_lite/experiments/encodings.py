@@ -1,42 +1,54 @@
-"""Which histogram did the paper use? Encodings searched against the printed bias columns.
+"""Which histogram did the paper use? Encodings searched against the printed columns.
 
 The printed l1-bias columns of Laplace and DP cell suppression are driven by the empty
 and small cells of the histogram, so they depend on how the records were encoded (age
 brackets, income cut, which cells count): :class:`~dadp_lite.data.Encoding`. DP
-swapping's column is driven by the large cells. For every dataset and every candidate
+swapping's columns are driven by the large cells. For every dataset and every candidate
 encoding this module computes, with no simulation, what the paper's statistic should be
-and divides it by the printed number.
+and divides it by the printed number (the ratio :data:`RATIO_LABEL`, always in that order).
 
 What the paper's statistic should be. The paper reports ``||mean of R releases - x||_1``
-with ``R = 200``. With the exact per-cell bias ``b_i`` and variance ``v_i`` of one
-release, the mean's error in cell ``i`` is about ``N(b_i, v_i / R)``, so the statistic is
-expected to be ``sum_i E|N(b_i, v_i/R)|`` (the exact l1 bias plus the Monte Carlo floor of
-chapter 12; :func:`~dadp_lite.experiments.tables.expected_abs_normal`). The bias comes
-from the registry (``entry.bias``), the variance from :mod:`dadp_lite.theory`. Where the
-cells are independent (Laplace, cell suppression) the statistic's standard deviation over
-reruns is ``sqrt(sum_i Var|N(b_i, v_i/R)|)``, reported as ``sd``; DP swapping's cells of
-a group are dependent, so its ``sd`` is left NaN.
+with ``R = 200``; its expectation is ``sum_i E|mean_i - x_i|`` (linearity: dependence
+between cells does not matter). Per column (:func:`cell_moments`):
+
+- Laplace (plain and with rounded releases): exact, from the law of the sum of ``R``
+  projected Laplace deviations (:func:`dadp_lite.theory.projected_laplace_mean_abs_error`);
+- DP cell suppression: exact and equal to the exact l1 bias, because a cell's release
+  minus its count, ``(k/2 - x_i)`` or 0, never changes sign, so neither does the mean;
+- DP swapping: a normal approximation of each cell's mean (the folded-normal mean of
+  :func:`~dadp_lite.experiments.tables.expected_abs_normal`, with the exact bias and
+  variance).
+
+``sd`` is the statistic's standard deviation over reruns of the paper's experiment:
+exact for the columns with independent cells; for DP swapping (cells of a QI group are
+dependent), the exact standard deviation of the linear statistic
+``sum_i sign(b_i) (mean_i - x_i)``, which equals the l1 statistic when no cell's mean
+changes sign (swapping's biases are hundreds of records).
 
 Columns searched (:data:`SEARCH_COLUMNS`): the registry's ``laplace``,
 ``dp_cell_suppression`` and ``dp_swapping``, and ``laplace_rounded``, a reading of the
 printed Laplace column in which each release is rounded to whole counts,
-``max(round(x + Lap(2/eps)), 0)`` (:func:`~dadp_lite.theory.baselines.
-projected_rounded_laplace_moments`). Rounding leaves the bias at small epsilon unchanged
-and lowers it at large epsilon (by 15% for an empty cell at epsilon = 4), which is the
-trend the printed Laplace column shows against the unrounded mechanism under every
-encoding.
+``max(round(x + Lap(2/eps)), 0)``. DP swapping's printed alpha column is searched too
+(:func:`alpha_search`, column :data:`SWAPPING_ALPHA`): its exact value is set by the
+largest cell; its expected empirical value (:func:`expected_alpha`) adds the floor of the
+maximum and the minimum of the noisy means, a normal approximation that treats the cells
+as independent (those of one QI group are not). The exact alpha is a lower bound on that
+expectation whatever the dependence (Jensen).
 
-DP swapping's printed alpha column is searched too (:func:`alpha_search`, column
-:data:`SWAPPING_ALPHA`): on the NIST tables its exact value is set by the largest cell
-(:func:`dadp_lite.theory.fairness.swapping_bias_spread`), and its expected empirical value
-adds the floor of the maximum and the minimum of the noisy means (:func:`expected_alpha`).
-
-The paper's reading (:func:`paper_reading`): per dataset, the candidate encoding with the
-smallest score, the largest ``|log(expected / printed)|`` over the columns of
-:data:`CRITERION_COLUMNS` and the paper's four epsilons. A column is *reproduced* by an
-encoding when every ratio lies within :data:`REPRODUCED_WITHIN` (5%) of 1: several times
-the statistic's own rerun spread (``sd / expected`` is 0.5-2% for these columns), and the
-size of the discrepancies chapter 12 calls a different histogram.
+Selection, and what it may claim (:func:`column_summary`, :func:`paper_reading`). The
+score of an encoding is its largest ``|log(expected / printed)|`` over the epsilons (and
+columns). Taking the best of the 108 candidates per column is a selection: the best
+in-sample fit is optimistic, and several encodings may fit about as well. So each
+selection reports the best and the runner-up (the best encoding that gives *different*
+expected values; encodings giving identical ones are ``tied``: the column cannot tell
+them apart), and a bootstrap of the selection: the printed values are redrawn with their
+own Monte Carlo spread (``sd``) :data:`N_BOOT` times and the selection rerun. An encoding
+is *identified* when it (or one tied with it) wins in at least :data:`IDENTIFIED_SHARE`
+of the replicates. A column is *reproduced* only out of sample: the encoding is chosen on
+the dataset's other printed columns (:data:`CRITERION_COLUMNS`, leaving out those that
+read the same printed column) and every ratio of the held-out column must then lie
+within :data:`REPRODUCED_WITHIN` (5%) of 1, several times the statistic's own rerun
+spread (``sd / expected`` is 0.1-1% for these columns).
 """
 
 from __future__ import annotations
@@ -59,23 +71,33 @@ from dadp_lite.registry import get
 from dadp_lite.theory import baselines
 from dadp_lite.theory import cell_suppression as cs
 from dadp_lite.theory import swapping as sw
+from dadp_lite.theory.mean_deviation import projected_laplace_mean_abs_error
 
 __all__ = [
+    "BOOT_SEED",
     "COLUMN_LABELS",
     "CRITERION_COLUMNS",
+    "EXACT_COLUMNS",
+    "IDENTIFIED_SHARE",
+    "N_BOOT",
     "PAPER_COLUMN",
+    "RATIO",
+    "RATIO_LABEL",
     "REPRODUCED_WITHIN",
     "SEARCH_COLUMNS",
     "SWAPPING_ALPHA",
     "alpha_search",
     "bias_moments",
     "candidate_encodings",
+    "cell_moments",
     "column_summary",
     "encoding_search",
+    "expected_alpha",
     "expected_statistic",
     "paper_reading",
     "paper_reading_encoding",
     "ratio_table",
+    "swapping_linear_variance",
 ]
 
 #: The columns searched: three registered mechanisms and one reading of Laplace's column.
@@ -85,6 +107,8 @@ SEARCH_COLUMNS: tuple[str, ...] = (
     "dp_cell_suppression",
     "dp_swapping",
 )
+#: Columns whose expected statistic is exact (the others use a normal approximation).
+EXACT_COLUMNS: tuple[str, ...] = ("laplace", "laplace_rounded", "dp_cell_suppression")
 #: The printed column each searched column is compared with.
 PAPER_COLUMN: dict[str, str] = {column: column for column in SEARCH_COLUMNS} | {
     "laplace_rounded": "laplace"
@@ -99,11 +123,21 @@ COLUMN_LABELS: dict[str, str] = {
 }
 #: The column name of DP swapping's alpha in :func:`alpha_search`.
 SWAPPING_ALPHA = "dp_swapping_alpha"
-#: Columns whose ratios choose the paper's reading: cell suppression (no rounding
-#: question) and Laplace read with rounded releases.
+#: Columns whose ratios choose an encoding: cell suppression (no rounding question) and
+#: Laplace read with rounded releases.
 CRITERION_COLUMNS: tuple[str, ...] = ("laplace_rounded", "dp_cell_suppression")
 #: A column is reproduced when every ratio expected / printed lies in [1/1.05, 1.05].
 REPRODUCED_WITHIN = 0.05
+#: The ratio of every table of this module: the columns ``expected`` over ``paper``.
+RATIO: tuple[str, str] = ("expected", "paper")
+#: How captions name that ratio (numerator first).
+RATIO_LABEL = "expected / printed"
+#: An encoding is identified when it (or one tied with it) wins this share of the
+#: bootstrap replicates of the selection.
+IDENTIFIED_SHARE = 0.95
+#: Bootstrap replicates of each selection, and their seed.
+N_BOOT = 2000
+BOOT_SEED = 20230822
 
 #: Age rules of the candidates: fixed brackets of 20, 10 and 5 years over 0-99, and
 #: 5, 10 and 20 brackets of equal width or equal frequency over the observed ages.
@@ -161,11 +195,61 @@ _VARIANCE = {
 }
 
 
+def cell_moments(
+    histogram: Histogram, column: str, *, epsilon: float, k: float, qi: Sequence[str], reps: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per cell: the bias ``b``, ``E|mean of reps releases - x|`` and ``E(mean - x)^2``.
+
+    The second is exact for :data:`EXACT_COLUMNS` and a normal approximation for DP
+    swapping (module docstring); the third is exact, ``b^2 + variance / reps``. None where
+    the column needs attributes the histogram lacks.
+    """
+    reps = check_positive_int(reps, "reps")
+    moments = bias_moments(histogram, column, epsilon=epsilon, k=k, qi=qi)
+    if moments is None:
+        return None
+    bias, variance = (np.asarray(m, dtype=float) for m in moments)
+    square = bias**2 + np.maximum(variance, 0.0) / reps
+    if column in ("laplace", "laplace_rounded"):
+        absolute = projected_laplace_mean_abs_error(
+            histogram.counts, epsilon=epsilon, reps=reps, rounded=column == "laplace_rounded"
+        )
+    elif column == "dp_cell_suppression":
+        absolute = np.abs(bias)  # the deviation (k/2 - x) or 0 never changes sign
+    else:
+        absolute = expected_abs_normal(bias, np.sqrt(np.maximum(variance, 0.0) / reps))
+    return bias, absolute, square
+
+
+def swapping_linear_variance(
+    histogram: Histogram, weights: np.ndarray, *, epsilon: float, qi: Sequence[str]
+) -> float:
+    """Exact variance of ``sum_i w_i release_i`` for one per-cell DP swapping release.
+
+    Each occupied cell's whole count moves independently within its QI group: it stays
+    with probability ``gamma = e^eps / (e^eps + n_Q - 1)`` and goes to each other QI value
+    with probability ``u = 1 / (e^eps + n_Q - 1)``. A cell with count ``x_j`` therefore
+    adds ``x_j^2 Var(w_dest)`` to the variance, with ``dest`` its random destination.
+    ``weights`` has one entry per cell of the histogram.
+    """
+    matrix = histogram.to_qi_matrix(qi).astype(float)
+    w = histogram.to_qi_matrix(qi, np.asarray(weights, dtype=float))
+    n_q = matrix.shape[-1]
+    denominator = math.exp(epsilon) + n_q - 1
+    gamma, u = math.exp(epsilon) / denominator, 1.0 / denominator
+    total, squares = w.sum(axis=-1, keepdims=True), (w**2).sum(axis=-1, keepdims=True)
+    mean = gamma * w + u * (total - w)
+    second = gamma * w**2 + u * (squares - w**2)
+    return float((matrix**2 * np.maximum(second - mean**2, 0.0)).sum())
+
+
 def expected_statistic(
     bias: np.ndarray, variance: np.ndarray, reps: int, *, independent: bool = True
 ) -> tuple[float, float]:
-    """Expected value of the empirical l1 bias over ``reps`` releases, and its standard
-    deviation over reruns (NaN unless the cells are ``independent``)."""
+    """The normal model of the empirical l1 bias over ``reps`` releases: each cell's mean
+    error ``N(b_i, v_i / reps)``, so the expectation is ``sum_i E|N(b_i, v_i/reps)|``; and
+    its standard deviation over reruns (NaN unless the cells are ``independent``). An
+    approximation; :func:`cell_moments` gives exact values where they are known."""
     reps = check_positive_int(reps, "reps")
     mean = np.asarray(bias, dtype=float)
     se = np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0) / reps)
@@ -180,6 +264,20 @@ def _paper_datasets() -> tuple[str, ...]:
     return tuple(dict.fromkeys(paper_tables()["dataset"]))
 
 
+def _statistic(data: Dataset, column, epsilon, reps, k, qi) -> tuple[float, float, float]:
+    """(exact l1 bias, expected statistic, its rerun sd) of one column, or NaNs."""
+    moments = cell_moments(data.histogram, column, epsilon=epsilon, k=k, qi=qi, reps=reps)
+    if moments is None:
+        return (float("nan"),) * 3
+    bias, absolute, square = moments
+    if column == "dp_swapping":
+        variance = swapping_linear_variance(data.histogram, np.sign(bias), epsilon=epsilon, qi=qi)
+        sd = math.sqrt(variance / reps)
+    else:  # independent cells: Var|mean_i - x_i| adds up
+        sd = math.sqrt(float(np.maximum(square - absolute**2, 0.0).sum()))
+    return float(np.abs(bias).sum()), float(absolute.sum()), sd
+
+
 def _rows(data: Dataset, label: str, columns, epsilons, reps, k, qi, printed) -> list[dict]:
     hist = data.histogram
     base = {"dataset": data.name, "encoding": label, "age": label.split(" | ")[0],
@@ -187,17 +285,13 @@ def _rows(data: Dataset, label: str, columns, epsilons, reps, k, qi, printed) ->
             "n_cells": hist.n_cells, "empty_cells": int((hist.counts == 0).sum())}  # fmt: skip
     rows = []
     for column in columns:
+        method = "exact" if column in EXACT_COLUMNS else "normal approximation"
         for epsilon in epsilons:
-            moments = bias_moments(hist, column, epsilon=epsilon, k=k, qi=qi)
+            exact, expected, sd = _statistic(data, column, epsilon, reps, k, qi)
             paper = printed.get((data.name, PAPER_COLUMN[column], epsilon), float("nan"))
-            if moments is None:
-                exact = expected = sd = float("nan")
-            else:
-                exact = float(np.abs(moments[0]).sum())
-                independent = column != "dp_swapping"
-                expected, sd = expected_statistic(*moments, reps, independent=independent)
             rows.append({**base, "column": column, "epsilon": epsilon, "bias_l1_exact": exact,
-                         "expected": expected, "sd": sd, "paper": paper})  # fmt: skip
+                         "expected": expected, "sd": sd, "method": method,
+                         "paper": paper})  # fmt: skip
     return rows
 
 
@@ -251,10 +345,11 @@ def encoding_search(
     -------
     pandas.DataFrame
         One row per (dataset, encoding, column, epsilon): ``age``, ``income``,
-        ``universe``, ``n_cells``, ``empty_cells``, ``bias_l1_exact``, ``expected`` (exact
-        + Monte Carlo floor at ``reps``), ``sd`` (its rerun spread; NaN for swapping),
-        ``paper`` (printed; NaN where none), ``ratio = expected / paper``,
-        ``log_ratio`` and ``z = (expected - paper) / sd``.
+        ``universe``, ``n_cells``, ``empty_cells``, ``bias_l1_exact``, ``expected`` (the
+        expected statistic at ``reps`` releases), ``sd`` (its rerun spread), ``method``
+        (``exact`` or ``normal approximation``), ``paper`` (printed; NaN where none),
+        ``ratio = expected / paper`` (:data:`RATIO`), ``log_ratio`` and
+        ``z = (expected - paper) / sd``.
     """
     datasets, encodings, epsilons, reps, qi = _checked(datasets, encodings, epsilons, reps, qi)
     columns = tuple(check_choice(c, "columns", SEARCH_COLUMNS) for c in columns)
@@ -263,7 +358,7 @@ def encoding_search(
     for label, data in _encoded(datasets, encodings):
         rows += _rows(data, label, columns, epsilons, reps, k, qi, printed)
     table = pd.DataFrame(rows)
-    table["ratio"] = table["expected"] / table["paper"]
+    table["ratio"] = table[RATIO[0]] / table[RATIO[1]]
     table["log_ratio"] = np.log(table["ratio"])
     table["z"] = (table["expected"] - table["paper"]) / table["sd"]
     return table
@@ -283,68 +378,148 @@ def _check_search(search: pd.DataFrame) -> None:
         raise ValueError(f"search must be a table of encoding_search (columns {sorted(needed)})")
 
 
-def _worst(search: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Per group: the smallest and largest ratio and the largest |log ratio|."""
-    grouped = search.assign(abs_log=search["log_ratio"].abs()).groupby(keys, sort=False)
-    return grouped.agg(ratio_min=("ratio", "min"), ratio_max=("ratio", "max"),
-                       score=("abs_log", "max")).reset_index()  # fmt: skip
+def _selection(part: pd.DataFrame, rng: np.random.Generator, n_boot: int) -> dict:
+    """Best encoding of ``part`` (rows of one dataset, one or more columns), its ties, the
+    runner-up and the bootstrap share of the best (module docstring)."""
+    keys = ["column", "epsilon"]
+    expected = part.pivot_table(index="encoding", columns=keys, values="expected", sort=False)
+    expected = expected.dropna()
+    if expected.empty:
+        raise ValueError("no encoding has every ratio of the columns selected on")
+    paper = part.groupby(keys, sort=False)["paper"].first().reindex(expected.columns)
+    logs, log_paper = np.log(expected.to_numpy()), np.log(paper.to_numpy())
+    scores = np.abs(logs - log_paper).max(axis=1)
+    order = np.argsort(scores, kind="stable")
+    best = int(order[0])
+    tied = np.all(np.abs(logs - logs[best]) <= 1e-10, axis=1)  # same expected values
+    others = order[~tied[order]]
+    sd = part.pivot_table(index="encoding", columns=keys, values="sd", sort=False)
+    relative = (sd.reindex(index=expected.index, columns=expected.columns).to_numpy()[best]
+                / expected.to_numpy()[best])  # fmt: skip
+    noise = rng.standard_normal((n_boot, log_paper.size)) * np.nan_to_num(relative)
+    redrawn = log_paper[None, :] + np.log1p(np.maximum(noise, -0.99))
+    winners = np.abs(logs[None, :, :] - redrawn[:, None, :]).max(axis=2).argmin(axis=1)
+    ratios = np.exp(logs[best] - log_paper)
+    runner = int(others[0]) if others.size else None
+    share = float(tied[winners].mean())
+    return {
+        "encoding": expected.index[best],
+        "score": float(scores[best]),
+        "ratio_min": float(ratios.min()),
+        "ratio_max": float(ratios.max()),
+        "tied": int(tied.sum()),
+        "runner_up": None if runner is None else expected.index[runner],
+        "runner_up_score": float("nan") if runner is None else float(scores[runner]),
+        "margin": float("nan") if runner is None else float(scores[runner] - scores[best]),
+        "share": share,
+        "identified": share >= IDENTIFIED_SHARE,
+    }
 
 
-def column_summary(search: pd.DataFrame, tolerance: float = REPRODUCED_WITHIN) -> pd.DataFrame:
-    """Per (dataset, column): the best encoding (smallest largest |log ratio| over the
-    epsilons), its ratio range, whether it reproduces the column within ``tolerance``, and
-    the default encoding's ratio range."""
+def _scored(part: pd.DataFrame, encoding: str) -> tuple[float, float, float]:
+    """(score, smallest ratio, largest ratio) of one encoding on ``part``."""
+    rows = part[part["encoding"] == encoding]
+    if rows.empty:
+        return (float("nan"),) * 3
+    return (float(rows["log_ratio"].abs().max()), float(rows["ratio"].min()),
+            float(rows["ratio"].max()))  # fmt: skip
+
+
+def _held_out(printed: pd.DataFrame, dataset: str, column: str, criterion, rng, n_boot) -> dict:
+    """The column judged with the encoding chosen on the dataset's other criterion columns
+    (those that read another printed column), among the encodings the column has."""
+    mine = printed[(printed["dataset"] == dataset) & (printed["column"] == column)]
+    chooser = [c for c in criterion if PAPER_COLUMN.get(c) != PAPER_COLUMN.get(column, column)]
+    pool = printed[(printed["dataset"] == dataset) & printed["column"].isin(chooser)
+                   & printed["encoding"].isin(set(mine["encoding"]))]  # fmt: skip
+    if pool.empty:
+        return {"held_out_encoding": None, "held_out_score": float("nan"),
+                "held_out_ratio_min": float("nan"), "held_out_ratio_max": float("nan")}  # fmt: skip
+    chosen = _selection(pool, rng, n_boot=1)["encoding"]
+    score, low, high = _scored(mine, chosen)
+    return {"held_out_encoding": chosen, "held_out_score": score, "held_out_ratio_min": low,
+            "held_out_ratio_max": high}  # fmt: skip
+
+
+def column_summary(
+    search: pd.DataFrame,
+    tolerance: float = REPRODUCED_WITHIN,
+    *,
+    criterion: Sequence[str] = CRITERION_COLUMNS,
+    n_boot: int = N_BOOT,
+    seed: int = BOOT_SEED,
+) -> pd.DataFrame:
+    """Per (dataset, column): the selection on the column itself, and the held-out verdict.
+
+    Columns: ``best_encoding``, ``score``, ``ratio_min``/``ratio_max`` (:data:`RATIO`),
+    ``tied`` (encodings with the same expected values), ``runner_up`` and its score,
+    ``margin`` (runner-up score minus best score, in log units), ``share`` (bootstrap share
+    won by the best or a tie) and ``identified``; ``best_within`` (the in-sample best fits
+    within ``tolerance``: optimistic, after selection); ``held_out_encoding`` (chosen on
+    the other ``criterion`` columns), its score and ratios, and ``reproduced`` (every
+    held-out ratio within ``tolerance``); the default encoding's ratios.
+    """
     _check_search(search)
     if not (isinstance(tolerance, float | int) and 0 < tolerance < 1):
         raise ValueError(f"tolerance must lie in (0, 1), got {tolerance!r}")
+    criterion = tuple(check_choice(c, "criterion", SEARCH_COLUMNS) for c in criterion)
+    n_boot = check_positive_int(n_boot, "n_boot")
     printed = search.dropna(subset=["ratio"])
     if printed.empty:
         raise ValueError("the paper prints none of the searched columns for these datasets")
-    worst = _worst(printed, ["dataset", "column", "encoding"])
-    best = worst.loc[worst.groupby(["dataset", "column"], sort=False)["score"].idxmin()]
-    default = worst[worst["encoding"] == DEFAULT_ENCODING.label].set_index(["dataset", "column"])
-    out = best.rename(columns={"encoding": "best_encoding"}).set_index(["dataset", "column"])
-    out["reproduced"] = out["score"] <= math.log1p(tolerance)
-    out["default_ratio_min"] = default["ratio_min"]
-    out["default_ratio_max"] = default["ratio_max"]
-    return out.reset_index()
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (dataset, column), part in printed.groupby(["dataset", "column"], sort=False):
+        chosen = _selection(part, rng, n_boot)
+        default = _scored(part, DEFAULT_ENCODING.label)
+        rows.append({
+            "dataset": dataset, "column": column,
+            "best_encoding": chosen.pop("encoding"), **chosen,
+            "best_within": chosen["score"] <= math.log1p(tolerance),
+            **_held_out(printed, dataset, column, criterion, rng, n_boot),
+            "default_ratio_min": default[1], "default_ratio_max": default[2],
+        })  # fmt: skip
+    out = pd.DataFrame(rows)
+    out["reproduced"] = out["held_out_score"] <= math.log1p(tolerance)  # NaN: False
+    return out
 
 
 def paper_reading(
-    search: pd.DataFrame, criterion: Sequence[str] = CRITERION_COLUMNS
+    search: pd.DataFrame,
+    criterion: Sequence[str] = CRITERION_COLUMNS,
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = BOOT_SEED,
 ) -> pd.DataFrame:
-    """Per dataset, the encoding that best reproduces the ``criterion`` columns: the
+    """Per dataset, the encoding that best fits the ``criterion`` columns together: the
     smallest score = largest |log(expected / printed)| over those columns and epsilons.
 
-    Columns: ``dataset``, ``encoding``, ``score``, ``ratio_min``, ``ratio_max``, the
-    second best encoding and its score (``runner_up``, ``runner_up_score``: a close second
-    means the columns do not tell the two apart), and the default encoding's
-    ``default_score``.
+    Columns: ``dataset``, ``encoding``, ``score``, ``ratio_min``, ``ratio_max``, ``tied``,
+    ``runner_up``, ``runner_up_score``, ``margin``, ``share`` and ``identified`` (module
+    docstring: only an identified encoding is a reading of the paper's histogram; otherwise
+    it is the best fit among near ties), and the default encoding's ``default_score``.
     """
     _check_search(search)
     criterion = tuple(check_choice(c, "criterion", SEARCH_COLUMNS) for c in criterion)
     if not criterion:
         raise ValueError("criterion must name at least one column")
+    n_boot = check_positive_int(n_boot, "n_boot")
     part = search[search["column"].isin(criterion)].dropna(subset=["ratio"])
     if part.empty:
         raise ValueError(f"the paper prints none of the columns {criterion} for these datasets")
-    worst = _worst(part, ["dataset", "encoding"]).sort_values("score", kind="stable")
+    rng = np.random.default_rng(seed)
     rows = []
-    for _, group in worst.groupby("dataset", sort=False):
-        best, second = group.iloc[0], group.iloc[1] if len(group) > 1 else None
-        default = group[group["encoding"] == DEFAULT_ENCODING.label]["score"]
+    for dataset, rows_d in part.groupby("dataset", sort=False):
+        chosen = _selection(rows_d, rng, n_boot)
+        default = rows_d[rows_d["encoding"] == DEFAULT_ENCODING.label]["log_ratio"].abs()
         rows.append(
             {
-                **best.to_dict(),
-                "runner_up": None if second is None else second["encoding"],
-                "runner_up_score": float("nan") if second is None else second["score"],
-                "default_score": float(default.iloc[0]) if len(default) else float("nan"),
+                "dataset": dataset,
+                **chosen,
+                "default_score": float(default.max()) if len(default) else float("nan"),
             }
         )
-    order = {name: i for i, name in enumerate(dict.fromkeys(search["dataset"]))}
-    return (
-        pd.DataFrame(rows).sort_values("dataset", key=lambda d: d.map(order)).reset_index(drop=True)
-    )
+    return pd.DataFrame(rows)
 
 
 @functools.lru_cache(maxsize=8)
@@ -354,8 +529,8 @@ def _reading(dataset: str, criterion: tuple[str, ...]) -> str:
 
 
 def paper_reading_encoding(dataset: str, criterion: Sequence[str] = CRITERION_COLUMNS) -> Encoding:
-    """The paper's reading of one dataset's histogram: the candidate encoding chosen by
-    :func:`paper_reading` (the search runs once per dataset and is cached)."""
+    """The best-fitting encoding of one dataset's histogram (:func:`paper_reading`; whether
+    it is identified is in that table). The search runs once per dataset and is cached."""
     return candidate_encodings()[_reading(dataset, tuple(criterion))]
 
 
@@ -411,10 +586,14 @@ def alpha_search(
     :data:`SWAPPING_ALPHA`, so :func:`column_summary` reads both.
 
     ``alpha_exact`` is the spread of the exact bias (``largest``, the largest count, sets it
-    on the NIST tables; see :func:`dadp_lite.theory.fairness.swapping_bias_spread`);
-    ``expected`` adds the Monte Carlo floor of ``reps`` releases (:func:`expected_alpha`,
-    exact per-cell variance; the cells of a QI group are dependent, which the normal model
-    ignores). Encodings without the QI attributes (``observed_cells``) are skipped.
+    on the NIST tables; see :func:`dadp_lite.theory.fairness.swapping_bias_spread`), an
+    exact lower bound on the expected empirical alpha; ``expected`` adds the Monte Carlo
+    floor of ``reps`` releases (:func:`expected_alpha`: a normal approximation with the
+    exact per-cell variances that treats the cells as independent, although those of one
+    QI group are not; ``method`` says so). ``sd`` is the exact rerun standard deviation of
+    the difference of the two extreme cells' means, the statistic's linear part
+    (:func:`swapping_linear_variance`). Encodings without the QI attributes
+    (``observed_cells``) are skipped.
     """
     datasets, encodings, epsilons, reps, qi = _checked(datasets, encodings, epsilons, reps, qi)
     printed = paper_tables().set_index(["dataset", "mechanism", "epsilon"])["alpha"].to_dict()
@@ -424,7 +603,7 @@ def alpha_search(
             rows += _alpha_rows(data, label, epsilons, reps, qi, printed)
     table = pd.DataFrame(rows)
     if not table.empty:
-        table["ratio"] = table["expected"] / table["paper"]
+        table["ratio"] = table[RATIO[0]] / table[RATIO[1]]
         table["log_ratio"] = np.log(table["ratio"])
     return table
 
@@ -439,7 +618,13 @@ def _alpha_rows(data: Dataset, label: str, epsilons, reps, qi, printed) -> list[
     for epsilon in epsilons:
         bias = get("dp_swapping").bias(hist, epsilon=epsilon, qi=qi)
         variance = _VARIANCE["dp_swapping"](hist, epsilon=epsilon, k=None, qi=qi)
+        extremes = np.zeros(hist.n_cells)
+        extremes[np.argmax(bias)], extremes[np.argmin(bias)] = 1.0, -1.0
+        linear = swapping_linear_variance(hist, extremes, epsilon=epsilon, qi=qi)
         paper = printed.get((data.name, "dp_swapping", epsilon), float("nan"))
         rows.append({**base, "epsilon": epsilon, "alpha_exact": float(np.ptp(bias)),
-                     "expected": expected_alpha(bias, variance, reps), "paper": paper})  # fmt: skip
+                     "expected": expected_alpha(bias, variance, reps),
+                     "sd": math.sqrt(linear / reps),
+                     "method": "normal approximation, cells independent",
+                     "paper": paper})  # fmt: skip
     return rows

@@ -92,6 +92,7 @@ from dadp_lite.theory.lemma import (
     random_distribution_pairs,
     randomized_response_lemma_delta,
 )
+from dadp_lite.theory.mean_deviation import projected_laplace_mean_abs_error
 from dadp_lite.theory.privacy import (
     ADJACENCIES,
     binomial_pmf,
@@ -128,6 +129,7 @@ from dadp_lite.theory.swapping import (
 )
 
 __all__ = [
+    "projected_laplace_mean_abs_error",
     "ComparisonSearch",
     "SwappingSpread",
     "alpha_cell_suppression",

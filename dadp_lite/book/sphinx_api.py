@@ -10,7 +10,8 @@ makes autodoc and the strict build handle that:
   value is shown when it fits on a line.
 - a constant's comment is prose: napoleon's reading of a first line ``Name: text`` as a
   type and a description does not apply to it.
-- a named tuple's fields get no entries of their own (they are in its signature).
+- a named tuple's fields get no entries of their own (they are in its signature), and a
+  dataclass field with a default factory shows ``= ...`` in the signature.
 - docstrings name objects where they are defined (``dadp_lite.theory.privacy.neighbours``,
   ``dadp_lite.laplace``, a short name inside its own module): such a reference links to the
   entry that documents the same object, and one to an internal name with no entry (a
@@ -184,12 +185,23 @@ def _skip_field_alias(app: Sphinx, what: str, name: str, obj: object, skip: bool
     return None
 
 
+def _factory_defaults(
+    app: Sphinx, what: str, name: str, obj: object, options: Any, signature, return_annotation
+):
+    """A dataclass field with a default factory shows ``= ...``: its ``<factory>`` is no
+    Python, and Sphinx would print such a signature as raw text."""
+    if signature and "<factory>" in signature:
+        return signature.replace("<factory>", "..."), return_annotation
+    return None
+
+
 def setup(app: Sphinx) -> dict:
     app.setup_extension("sphinx.ext.autodoc")
     app.add_autodocumenter(PackageModuleDocumenter, override=True)
     app.add_autodocumenter(PackageDataDocumenter, override=True)
     app.connect("missing-reference", resolve_reference)
     app.connect("autodoc-skip-member", _skip_field_alias)
+    app.connect("autodoc-process-signature", _factory_defaults)
     app.connect("autodoc-process-docstring", _keep_comment, priority=100)
     app.connect("autodoc-process-docstring", _restore_comment, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

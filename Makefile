@@ -1,21 +1,29 @@
-# Two entry points, each doing its own set-up in ./.venv:
+# Entry points, each doing its own set-up in ./.venv (pinned versions from requirements.lock):
 #   make book   -> executes every chapter (profile full by default) and renders _build/html
 #   make pdf    -> the same, then the whole book as one PDF: _build/pdf/dadp-book.pdf
 #   make test   -> unit tests + quick-profile execution of every chapter + HTML checks, the
 #                  HTML also in headless Chromium (Debian's `chromium`; installed here with
 #                  apt-get when running as root, otherwise the browser test is skipped)
+#   make unit   -> the unit tests alone (no chapter execution, no book build)
+#   make lint   -> ruff check and ruff format --check: package, tests, benchmarks, tools and
+#                  the chapters' code cells (what CI runs before the tests)
+#   make format -> ruff format the same files (the chapters' code cells in place)
+#   make lock   -> rewrite requirements.lock after a change of pyproject.toml's dependencies
 PYTHON ?= python3
 VENV ?= .venv
 PROFILE ?= full
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements.lock
+PY_SOURCES := dadp_lite tests benchmarks tools
 
-.PHONY: book pdf test lint bench browser clean
+.PHONY: book pdf test unit lint format lock bench browser clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 book: $(STAMP)
@@ -41,9 +49,23 @@ browser:
 test: $(STAMP) browser
 	$(BIN)/python -m pytest -q
 
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not book and not seed_sweep"
+
 lint: $(STAMP)
-	$(BIN)/ruff check dadp_lite tests benchmarks
-	$(BIN)/ruff format --check dadp_lite tests benchmarks
+	$(BIN)/ruff check $(PY_SOURCES)
+	$(BIN)/ruff format --check $(PY_SOURCES)
+	$(BIN)/python tools/ruff_chapters.py
+
+format: $(STAMP)
+	$(BIN)/ruff format $(PY_SOURCES)
+	$(BIN)/python tools/ruff_chapters.py --format
+
+# Keeps the versions already locked where pyproject.toml still allows them; add
+# UPGRADE=--upgrade to move every package to its newest allowed version.
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+		--quiet $(UPGRADE) -o $(LOCK)
 
 bench: $(STAMP)
 	for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done

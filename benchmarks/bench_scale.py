@@ -15,7 +15,7 @@ while timing (tracemalloc sees only allocations reported to it and slows every P
 allocation). It includes the interpreter, the imported packages and the records of the
 current size, which every measurement holds anyway.
 
-Targets (issue 17) at 10^7 records: histogram build under 5 s; ``reps = 200`` of every
+Targets at 10^7 records: histogram build under 5 s; ``reps = 200`` of every
 mechanism under 60 s; peak memory under 4 GiB. Histogram mechanisms should cost the same
 at every size, record-level ones grow no worse than linearly.
 

@@ -2,7 +2,7 @@
 
 Run: ``DADP_DATA_DIR=... python benchmarks/bench_swapping.py [--reps 200] [--reference-reps 2]``
 
-Targets (issue): 200 repetitions of traditional swapping at rate 0.5 under 20 s; 200
+Targets: 200 repetitions of traditional swapping at rate 0.5 under 20 s; 200
 repetitions of DP swapping under 1 s. The naive per-record algorithm
 (:func:`dadp_lite.swapping_reference`) runs on a few repetitions in the same script and the
 ratio is per repetition.

@@ -131,6 +131,7 @@ def bootstrap_bias_replicates(
     return np.abs(bias).sum(axis=1), bias.max(axis=1) - bias.min(axis=1)
 
 
+#: The choices of ``interval`` in :func:`release_summary`.
 INTERVALS = ("normal", "percentile")
 
 

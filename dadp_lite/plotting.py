@@ -30,10 +30,12 @@ __all__ = [
 
 #: Colours of things that are not mechanisms but recur in figures.
 _EXTRA_COLORS = {"baseline": "#000000", "bound": "#E69F00", "exact": "#000000"}
+#: Fixed colour per registry mechanism (the record's ``color``) and per recurring line.
 MECHANISM_COLORS: dict[str, str] = {
     **{name: entry.color for name, entry in REGISTRY.items()},
     **_EXTRA_COLORS,
 }
+#: Legend label per registry mechanism (the record's ``label``) and the baseline.
 MECHANISM_LABELS: dict[str, str] = {
     **{name: entry.label for name, entry in REGISTRY.items()},
     "baseline": "non-private baseline",

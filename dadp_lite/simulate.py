@@ -17,6 +17,7 @@ from dadp_lite._validate import check_positive_int
 
 __all__ = ["DEFAULT_CHUNK", "chunk_generators", "make_rng", "simulate"]
 
+#: Repetitions per chunk: each chunk has its own random stream from the one seed.
 DEFAULT_CHUNK = 50
 
 

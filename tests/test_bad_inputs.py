@@ -135,8 +135,8 @@ API_CASES = [
     ("load-unknown-dataset", lambda: dl.load_records("mars2019"), dl.DataError, "mars2019"),
 ]  # fmt: skip
 
-# ---- LIBRARY_CASES: inputs that used to return garbage or fail deep inside numpy (issue
-# 14, item 6); refused up front since the redesign, naming the argument.
+# ---- LIBRARY_CASES: inputs that used to return garbage or fail deep inside numpy; refused
+# up front since the redesign, naming the argument.
 TINY = dl.Histogram(np.array([2, 0, 1, 3]), ("sex", "race"), ((1, 2), (1, 2)))
 LIBRARY_CASES: list[tuple] = [
     ("counts-float-1e19", lambda: dl.laplace(np.array([1e19, 1.0]), epsilon=1, rng=RNG, reps=1), ValueError, "counts must be at most 2**52"),

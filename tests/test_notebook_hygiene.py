@@ -1,5 +1,5 @@
 """Chapter hygiene: one skeleton, numbered and referenced figures, no helpers in chapters,
-no typed tolerances or paper grids, ruff-clean code (issue 12, item 7).
+no typed tolerances or paper grids, ruff-clean code.
 
 Every chapter in _toc.yml is checked; the rules are the book's style (see ARCHITECTURE.md).
 """

@@ -32,7 +32,7 @@ from dadp_lite.book.discovery import (
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.execute import Execution
 from dadp_lite.book.outputs import clean_stale_temps
-from dadp_lite.book.parameters import load_profile, validate_parameters
+from dadp_lite.book.parameters import load_profile, profile_values, validate_parameters
 from dadp_lite.book.render import render_html
 from dadp_lite.book.runners import check_jobs, local_runner
 from dadp_lite.book.stage import stage_book
@@ -83,7 +83,9 @@ def _profile_values(root: Path, slugs: Sequence[str], profile: str) -> dict[str,
     unknown = sorted(set(params) - set(list_chapters(root)))
     if unknown:
         raise BuildError(f"profiles/{profile}.yml names chapters not in _toc.yml: {unknown}")
-    return {slug: validate_parameters(root, slug, params.get(slug, {})) for slug in slugs}
+    return {
+        slug: validate_parameters(root, slug, profile_values(root, slug, profile)) for slug in slugs
+    }
 
 
 def _store(execution: Execution, workdir: Path, values: dict) -> ChapterResult:

@@ -251,5 +251,17 @@ def load_profile(root: Path, profile: str) -> dict[str, dict]:
 
 
 def profile_values(root: Path, slug: str, profile: str | None) -> dict:
-    """The profile's values for one chapter (none without a profile)."""
-    return dict(load_profile(root, profile).get(slug, {})) if profile else {}
+    """The profile's values for one chapter (none without a profile).
+
+    A chapter the profile does not name is refused: it would run at its defaults (the full
+    size) where the profile means something else, such as the quick profile of the tests.
+    """
+    if not profile:
+        return {}
+    values = load_profile(root, profile)
+    if slug not in values:
+        raise BuildError(
+            f"profiles/{profile}.yml has no entry for chapter {slug}: add '{slug}:' under "
+            "'chapters:' with its parameters (an empty entry runs the chapter's defaults)"
+        )
+    return dict(values[slug])

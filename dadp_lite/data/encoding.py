@@ -76,9 +76,13 @@ __all__ = [
     "universe_domains",
 ]
 
+#: The choices of ``Encoding.age_rule`` (how ages become brackets; see the module docstring).
 AGE_RULES: tuple[str, ...] = ("fixed", "equal_width", "quantile")
+#: The choices of ``Encoding.income_rule``: income above, or at least, the threshold.
 INCOME_RULES: tuple[str, ...] = (">", ">=")
+#: The choices of ``Encoding.no_income`` (what PINCP ``N``, no income, becomes).
 NO_INCOME_RULES: tuple[str, ...] = ("zero", "ipums_code")
+#: The choices of ``Encoding.universe`` (which cells the histogram counts).
 UNIVERSES: tuple[str, ...] = ("full", "observed_values", "observed_cells")
 #: IPUMS's code for a missing INCTOT (persons under 15).
 IPUMS_NA_INCOME = 9_999_999

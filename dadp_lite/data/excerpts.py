@@ -31,12 +31,16 @@ __all__ = [
     "sha256_of",
 ]
 
+#: The commit of NIST's SDNist repository the excerpts are downloaded from.
 UPSTREAM_COMMIT = "f048b1c2ca3815239982ac181ec8cd01840fc351"
+#: Download address of the excerpts at :data:`UPSTREAM_COMMIT` (one folder per excerpt).
 UPSTREAM_BASE = (
     "https://media.githubusercontent.com/media/usnistgov/SDNist/"
     f"{UPSTREAM_COMMIT}/BenchmarkData/ACSDataExcerpts"
 )
+#: Environment variable naming a folder that holds the excerpts (read first).
 ENV_DATA_DIR = "DADP_DATA_DIR"
+#: Environment variable naming the download cache (default: the user cache folder).
 ENV_CACHE_DIR = "DADP_CACHE_DIR"
 
 
@@ -58,6 +62,7 @@ class DatasetInfo:
         return f"{UPSTREAM_BASE}/{self.subfolder}/{self.filename}"
 
 
+#: The registered NIST excerpts by name (``ma2019``, ``tx2019``, ``national2019``).
 DATASETS: dict[str, DatasetInfo] = {
     "ma2019": DatasetInfo(
         "ma2019",

@@ -39,10 +39,12 @@ __all__ = [
     "weighted_accuracy",
 ]
 
+#: The classifier's features (one-hot encoded; the paper's classification figure).
 CLASSIFICATION_FEATURES = ("race", "sex", "tenure", "age_bracket")
 #: The mechanisms the paper's classification claim puts ahead of the others.
 CLASSICAL_MECHANISMS = ("laplace", "discrete_gaussian")
 _TOL = 1e-8  # sklearn's stopping tolerance (largest gradient of its scaled objective)
+#: The feature the classifier predicts.
 TARGET = "income_over_50k"
 
 

@@ -225,7 +225,7 @@ def data_release_table(
         estimator of ``||b||_1`` (a linear statistic, so its SE is exact), and its z-score
         against ``bias_l1_exact``.
     ``z_cells_max, cells_tested, cell_coverage``
-        Largest per-cell |z| of the simulated against the exact bias, the number of cells
+        Largest per-cell ``|z|`` of the simulated against the exact bias, the number of cells
         with a positive SE, and the share of them whose normal ``confidence`` interval
         covers the exact bias.
     """
@@ -250,7 +250,7 @@ def compare_with_paper(table: pd.DataFrame) -> pd.DataFrame:
 
     ``z_paper_bias_l1`` and ``z_paper_alpha`` are ``(ours - paper) / (sqrt(2) bootstrap
     SE)``: how far apart the two numbers are if both were draws of the same statistic with
-    our Monte Carlo spread (|z| of a few: indistinguishable; hundreds: a different
+    our Monte Carlo spread (``|z|`` of a few: indistinguishable; hundreds: a different
     computation). Rows without a printed counterpart keep NaN in the paper's columns.
     """
     needed = {"dataset", "mechanism", "epsilon", "delta_paper", "bias_l1", "alpha"}

@@ -15,7 +15,8 @@ MathJax has typeset and the charts have drawn:
 ``overflow``       at 390 px: the page scrolls sideways, something sticks out of the
                    column, a chart is wider than its box, or content is cut inside a box
 ``alt_text``       an image whose alt text is missing or a file path
-``axe``            an axe-core violation of impact serious or critical
+``axe``            an axe-core violation of impact serious or critical (colour contrast on
+                   the pages of ``CONTRAST_PAGES``, in light and dark mode)
 ``console``        a console error or warning, a page error, a failed or external request
 """
 
@@ -38,6 +39,8 @@ CHECKS = (
     "overflow",
     "alt_text",
     "axe",
+    "axe_phone_dark",
+    "contrast",
     "console",
 )
 
@@ -207,15 +210,33 @@ def alt_findings(images: list[dict]) -> list[str]:
 #: the text's) and fetches no style sheet itself (``preload``: its CSSOM fetch resolves the
 #: theme's ``@import`` against the wrong folder and logs a 404).
 _AXE_CONTEXT = {"exclude": [["mjx-container"]]}
-_AXE_OPTIONS = {"resultTypes": ["violations"], "preload": False}
+#: The rule whose run time grows fastest with a page's length (minutes on the longest
+#: chapter): the crawler runs it on the pages of :data:`CONTRAST_PAGES`, every other rule on
+#: every page.
+CONTRAST = "color-contrast"
+#: Pages that together hold every element the book's styles colour: prose and links, math,
+#: code, reader tables, charts, exercises and solutions, admonitions, the indexes, the
+#: errata table, the search page.
+CONTRAST_PAGES = (
+    "book/intro",
+    "book/errata",
+    "notebooks/13-classification",
+    "notebooks/05-cell-suppression-bias",
+    "genindex",
+    "prf-prf",
+    "search",
+)
 
 
-def axe_findings(page) -> list[str]:
+def axe_findings(page, *, contrast: bool = False) -> list[str]:
     """axe-core (shipped by axe-playwright-python, no network) on ``page``: violations of
-    impact serious or critical, one line per rule with the number of elements."""
+    impact serious or critical, one line per rule with the number of elements. Every rule
+    but :data:`CONTRAST`, or (``contrast=True``) that rule alone."""
     from axe_playwright_python.sync_playwright import Axe
 
-    result = Axe().run(page, context=_AXE_CONTEXT, options=_AXE_OPTIONS)
+    rules = {"runOnly": [CONTRAST]} if contrast else {"rules": {CONTRAST: {"enabled": False}}}
+    options = {"resultTypes": ["violations"], "preload": False, **rules}
+    result = Axe().run(page, context=_AXE_CONTEXT, options=options)
     found = []
     for violation in result.response["violations"]:
         if violation.get("impact") in ("serious", "critical"):

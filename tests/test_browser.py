@@ -30,7 +30,9 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 from crawl import (
+    CHECKS,
     CONTENT_JS,
+    CONTRAST_PAGES,
     OVERFLOW_JS,
     TOOLTIP_JS,
     alt_findings,
@@ -197,6 +199,8 @@ def _judge(page_name: str, findings: dict[str, list[str]]) -> None:
     """Fail on every finding beyond :data:`KNOWN_CHAPTER_DEBRIS`, and on an allow-list
     entry whose page is clean of it now (the list must shrink)."""
     allowed = KNOWN_CHAPTER_DEBRIS.get(page_name, {})
+    unknown = [check for check in allowed if check not in CHECKS]
+    assert not unknown, f"KNOWN_CHAPTER_DEBRIS[{page_name!r}] names unknown checks {unknown}"
     failures = []
     for check, items in findings.items():
         limit = allowed.get(check, 0)
@@ -280,6 +284,20 @@ def test_page_at_390_px_in_dark_mode(browser, site, screenshots, page_name):
     _judge(page_name, {"overflow": overflow, "axe_phone_dark": axe, "console": problems})
 
 
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+@pytest.mark.parametrize("page_name", CONTRAST_PAGES)
+def test_colour_contrast(browser, site, page_name, dark):
+    """axe-core's colour-contrast rule (at least 4.5:1 for text) in light and dark mode on
+    pages that hold every element the book's styles colour."""
+    page, problems = _open(browser, f"{site}/{page_name}.html", dark=dark)
+    try:
+        _wait_for_math(page)
+        contrast = axe_findings(page, contrast=True)
+    finally:
+        page.close()
+    _judge(page_name, {"contrast": contrast})
+
+
 def test_every_page_of_the_site_is_crawled(html):
     built = {
         str(p.relative_to(html).with_suffix(""))
@@ -290,6 +308,7 @@ def test_every_page_of_the_site_is_crawled(html):
     assert built <= set(PAGES), f"pages the crawler misses: {sorted(built - set(PAGES))}"
     stale = [page for page in KNOWN_CHAPTER_DEBRIS if page not in PAGES]
     assert not stale, f"KNOWN_CHAPTER_DEBRIS names pages that do not exist: {stale}"
+    assert set(CONTRAST_PAGES) <= set(PAGES)
 
 
 def test_math_is_served_from_the_local_mathjax_copy(html):

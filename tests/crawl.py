@@ -112,33 +112,44 @@ TOOLTIP_JS = r"""async () => {
 }"""
 
 #: At a phone's width: sideways scrolling, things sticking out, charts cut, content cut.
+#: "Cut" means a box that hides its overflow (``overflow: hidden``) while something visible
+#: inside it reaches past its edge: a display formula wider than the column, say (hidden
+#: helpers such as MathJax's assistive MathML do not count).
 OVERFLOW_JS = r"""() => {
   const width = document.documentElement.clientWidth;
   const found = [];
   const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
     + (e.classList.length ? '.' + [...e.classList].slice(0, 2).join('.') : '');
+  const text = e => (e.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 40);
   const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
   const hidden = e => ['hidden', 'clip'].includes(getComputedStyle(e).overflowX);
-  const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
-  const scrolled = e => { for (let p = e.parentElement; p; p = p.parentElement) {
+  const unseen = 'mjx-assistive-mml, .sr-only, .visually-hidden, .screenreader-text';
+  const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
+    && getComputedStyle(e).visibility !== 'hidden'; };
+  const boxed = e => { for (let p = e.parentElement; p; p = p.parentElement) {
       if (scrolls(p) || hidden(p)) return true; } return false; };
+  const reach = e => { let right = -Infinity;
+    for (const c of e.querySelectorAll('*')) {
+      if (c.closest(unseen) || !visible(c)) continue;
+      right = Math.max(right, c.getBoundingClientRect().right); }
+    return right; };
   if (document.documentElement.scrollWidth > width + 1) {
     found.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px in ${width}`);
   }
   const main = document.querySelector('main') || document.body;
   const sticking = new Set();
   for (const e of main.querySelectorAll('*')) {
-    if (!visible(e) || e.closest('.dadp-chart svg, mjx-assistive-mml, .sr-only')) continue;
+    if (!visible(e) || e.closest('.dadp-chart svg, ' + unseen)) continue;
     const r = e.getBoundingClientRect();
     const inside = e.parentElement && sticking.has(e.parentElement);
-    if (r.right > width + 1 && !scrolled(e) && !inside) {
+    if (r.right > width + 1 && r.left < width && !boxed(e) && !inside) {
       sticking.add(e);
-      found.push(`${name(e)} runs to ${Math.round(r.right)} px: "${
-        (e.textContent || '').trim().slice(0, 40)}"`);
+      found.push(`${name(e)} runs to ${Math.round(r.right)} px: "${text(e)}"`);
     }
-    if (hidden(e) && e.scrollWidth > e.clientWidth + 1 && !e.closest('mjx-container')
+    if (hidden(e) && e.scrollWidth > e.clientWidth + 1
         && getComputedStyle(e).textOverflow !== 'ellipsis') {
-      found.push(`${name(e)} cuts its content: ${e.scrollWidth} px in ${e.clientWidth}`);
+      const over = Math.round(reach(e) - r.right);
+      if (over > 2) found.push(`${name(e)} cuts its content by ${over} px: "${text(e)}"`);
     }
   }
   document.querySelectorAll('.dadp-chart').forEach((c, i) => {

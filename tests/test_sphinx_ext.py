@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from docutils import nodes
 
 from dadp_lite.book import sphinx_ext
-from dadp_lite.book.pdf import _sections
+from dadp_lite.book.pdf import _headings, _sections
 
 
 def test_inline_maths_becomes_plain_unicode_text():
@@ -55,6 +55,8 @@ def test_pages_lose_the_font_awesome_script_and_the_search_index(tmp_path):
         '    <script src="../_static/searchtools.js"></script>\n'
         '    <script src="../searchindex.js"></script>\n<p>body</p>\n'
     )
+    bib = '<div role="list"><div class="citation" id="id1" role="doc-biblioentry">A.</div></div>'
+    (tmp_path / "refs.html").write_text(bib)
     (tmp_path / "page.html").write_text(head)
     (tmp_path / "search.html").write_text(head)
     (tmp_path / "_static" / "scripts").mkdir(parents=True)
@@ -65,6 +67,7 @@ def test_pages_lose_the_font_awesome_script_and_the_search_index(tmp_path):
     search = (tmp_path / "search.html").read_text()
     assert "searchindex.js" in search and "fontawesome" not in search
     assert not (tmp_path / "_static" / "scripts" / "fontawesome.js").exists()
+    assert 'class="citation" id="id1" role="listitem"' in (tmp_path / "refs.html").read_text()
 
 
 def test_unused_assets_are_left_out_of_a_page():
@@ -107,3 +110,23 @@ def test_pdf_sections_stop_at_the_next_document():
         ("Setup", 6, []),
     ]
     assert _sections(headings, "Missing", 9, starts) == []
+
+
+def test_pdf_headings_take_the_pages_titles_not_chromiums_spelling():
+    """Chromium's outline titles lose spaces where a heading wraps, repeat some and drop
+    maths; the page's own headings (same order) give levels and titles."""
+
+    class Item:
+        def __init__(self, title, page):
+            self.title, self.page = title, page
+
+    outline = [Item("Book", 0), [Item("Estimating bias and from data", 1),
+               Item("The dataThe data", 2), Item("exactdelta", 3)]]  # fmt: skip
+    reader = SimpleNamespace(outline=outline, get_destination_page_number=lambda i: i.page)
+    shown = [[1, "Book"], [2, "Estimating bias and α from data"], [3, "The data"]]
+    assert _headings(reader, shown) == [
+        (1, "Book", 0),
+        (2, "Estimating bias and α from data", 1),
+        (3, "The data", 2),
+        (2, "exactdelta", 3),  # not on the page: Chromium's own title and depth
+    ]

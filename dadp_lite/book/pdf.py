@@ -142,6 +142,17 @@ _PREPARE_JS = """async ([css, front]) => {
             errors: document.querySelectorAll('mjx-merror').length};
 }"""
 
+#: Every heading the print shows, in order: (level, text). Chromium's heading outline lists
+#: the same headings in the same order, but its titles lose the spaces where a heading
+#: wraps, repeat some, and drop the maths; the outline takes the text from here.
+_HEADINGS_JS = """() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'))
+    .filter(h => h.getClientRects().length > 0 && getComputedStyle(h).visibility !== 'hidden')
+    .map(h => {
+        const clone = h.cloneNode(true);
+        clone.querySelectorAll('.headerlink').forEach(e => e.remove());
+        return [Number(h.tagName[1]), clone.textContent.replace(/\\s+/g, ' ').trim()];
+    })"""
+
 _FILL_TOC_JS = """([front]) => {
     document.getElementById('dadp-front-matter').innerHTML = front;
 }"""
@@ -245,9 +256,16 @@ def _anchor_pages(pdf: bytes, ids: list[str]) -> dict[str, int]:
     return found
 
 
-def _headings(reader) -> list[tuple[int, str, int]]:
-    """Chromium's outline of a PDF (one item per heading of the page), flattened:
-    (depth, title, page index) in reading order."""
+def _key(text: str) -> str:
+    """What two spellings of one heading share: its first letters and digits."""
+    return re.sub(r"\W+", "", text).lower()[:12]
+
+
+def _headings(reader, shown: list | None = None) -> list[tuple[int, str, int]]:
+    """Chromium's outline of a PDF (one item per heading of the page), flattened in reading
+    order as (level, title, page index), level 1 for the top. ``shown``, the page's
+    headings as (level, text) from :data:`_HEADINGS_JS` in the same order, gives the levels
+    and titles of the items it matches (same first letters)."""
     flat: list[tuple[int, str, int]] = []
 
     def walk(items: list, depth: int) -> None:
@@ -255,11 +273,21 @@ def _headings(reader) -> list[tuple[int, str, int]]:
             if isinstance(item, list):
                 walk(item, depth + 1)
             else:
-                title = " ".join(str(item.title or "").split())
-                flat.append((depth, title, reader.get_destination_page_number(item)))
+                title = " ".join(str(item.title or "").split()).rstrip("#¶ ")
+                flat.append((depth + 1, title, reader.get_destination_page_number(item)))
 
     walk(reader.outline, 0)
-    return flat
+    shown = [(int(level), str(text)) for level, text in (shown or [])]
+    aligned, j = [], 0
+    for level, title, page in flat:
+        key = _key(title)
+        for k in range(j, min(j + 5, len(shown))):  # Chromium may skip a heading or two
+            other = _key(shown[k][1])
+            if key and other and (key.startswith(other) or other.startswith(key)):
+                level, title, j = shown[k][0], shown[k][1], k + 1
+                break
+        aligned.append((level, title, page))
+    return aligned
 
 
 def _sections(
@@ -284,19 +312,20 @@ def _sections(
     return sections
 
 
-def add_outline(pdf: bytes, root: Path, documents: list[dict]) -> bytes:
+def add_outline(pdf: bytes, root: Path, documents: list[dict], shown: list | None = None) -> bytes:
     """The PDF with bookmarks (an outline) for the book: the contents, each part of
     ``_toc.yml`` with its documents, each document with its sections and subsections.
 
     The documents' first pages come from the PDF's named destinations; the sections' pages
     from the heading outline Chromium embeds (``page.pdf(outline=True)``), which this
-    replaces (there every chapter hangs under the introduction's heading)."""
+    replaces (there every chapter hangs under the introduction's heading; Chromium writes
+    it for a tagged PDF only); their titles from ``shown`` (see :func:`_headings`)."""
     import io
 
     from pypdf import PdfReader, PdfWriter
 
     reader = PdfReader(io.BytesIO(pdf))
-    headings = _headings(reader)
+    headings = _headings(reader, shown)
     pages = _anchor_pages(pdf, [d["id"] for d in documents])
     home = _toc_parts(root)[0][1][0]
     by_doc = {d["doc"] or home: d for d in documents}
@@ -376,8 +405,10 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
             by_id = _anchor_pages(first, [d["id"] for d in documents])
             page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, by_id)])
             output.parent.mkdir(parents=True, exist_ok=True)
-            final = page.pdf(**options, outline=True)  # headings -> sections' pages
-            output.write_bytes(add_outline(final, root, documents))
+            # a tagged PDF (accessible structure), whose heading outline gives the sections
+            final = page.pdf(**options, outline=True, tagged=True)
+            shown = page.evaluate(_HEADINGS_JS)
+            output.write_bytes(add_outline(final, root, documents, shown))
         finally:
             browser.close()
     if blocked:

@@ -136,9 +136,16 @@ _SEARCH = re.compile(
 )
 
 
+#: Bibliography entries: docutils marks the list ``role="list"`` and each entry with the
+#: deprecated ``role="doc-biblioentry"``, which is no list item (axe-core: a critical
+#: "aria-required-children" violation on the references page).
+_BIBLIOENTRY = re.compile(r'(<div class="citation"[^>]*?) role="doc-biblioentry"')
+
+
 def strip_unused_scripts(app: Any, exception: Exception | None) -> None:
     """After an HTML build: remove the scripts of :data:`_FONTAWESOME` from every page and
-    of :data:`_SEARCH` from every page but the search page; delete the Font Awesome script."""
+    of :data:`_SEARCH` from every page but the search page; delete the Font Awesome script;
+    bibliography entries become list items (:data:`_BIBLIOENTRY`)."""
     if exception is not None or getattr(app.builder, "format", None) != "html":
         return
     out = Path(app.outdir)
@@ -146,7 +153,7 @@ def strip_unused_scripts(app: Any, exception: Exception | None) -> None:
         if page.parts[len(out.parts)] in ("_static", "_sources"):
             continue
         text = page.read_text(encoding="utf-8")
-        new = _FONTAWESOME.sub("", text)
+        new = _BIBLIOENTRY.sub(r'\1 role="listitem"', _FONTAWESOME.sub("", text))
         if page.name != "search.html":
             new = _SEARCH.sub("", new)
         if new != text:

@@ -53,7 +53,10 @@ def measure(html: Path) -> list[dict]:
                 sizes: dict[str, int] = {}
 
                 def done(request, sizes=sizes):
-                    got = request.sizes()
+                    try:
+                        got = request.sizes()
+                    except Exception:  # noqa: BLE001 - the page closed first: not counted
+                        return
                     total = got["responseBodySize"] + got["responseHeadersSize"]
                     sizes[request.url.split("?")[0]] = total
 

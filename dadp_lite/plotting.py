@@ -2,6 +2,10 @@
 
 Colours are fixed per mechanism (the registry's Okabe-Ito palette, colour-blind safe) so the
 same mechanism has the same colour in every figure; epsilons get a sequential palette.
+Colour is never the only cue: every mechanism also has a marker and a line style (in the
+registry's order), every epsilon a marker, and the recurring kinds of curve ("ours",
+"exact", "baseline", "bound", the paper's printed values) a dash pattern or marker of their
+own (:data:`CURVE_STYLES`), drawn with legend handles long enough to tell them apart.
 Chapters never set titles: captions live in the cell metadata.
 """
 
@@ -19,11 +23,19 @@ from dadp_lite.data import dataset_label
 from dadp_lite.registry import REGISTRY
 
 __all__ = [
+    "CURVE_STYLES",
     "MECHANISM_COLORS",
     "MECHANISM_LABELS",
+    "MECHANISM_LINESTYLES",
+    "MECHANISM_MARKERS",
+    "curve_handles",
+    "curve_style",
     "epsilon_colors",
+    "epsilon_markers",
     "errorband",
     "mechanism_color",
+    "mechanism_linestyle",
+    "mechanism_marker",
     "plot_k_anonymity_sweep",
     "use_style",
 ]
@@ -39,6 +51,31 @@ MECHANISM_COLORS: dict[str, str] = {
 MECHANISM_LABELS: dict[str, str] = {
     **{name: entry.label for name, entry in REGISTRY.items()},
     "baseline": "non-private baseline",
+}
+#: Filled markers, told apart by shape alone (in the registry's order, then per epsilon).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
+#: Line styles told apart at a glance (solid, dashed, dash-dot, dotted, long dash, ...).
+LINESTYLES = ("-", (0, (6, 3)), (0, (7, 2, 1.5, 2)), (0, (1.2, 2)), (0, (12, 4)),
+              (0, (4, 2, 1, 2, 1, 2)))  # fmt: skip
+#: A marker per mechanism, in the registry's order (the same in every figure).
+MECHANISM_MARKERS: dict[str, str] = {
+    name: MARKERS[i % len(MARKERS)] for i, name in enumerate(REGISTRY)
+}
+#: A line style per mechanism, in the registry's order.
+MECHANISM_LINESTYLES: dict[str, object] = {
+    name: LINESTYLES[i % len(LINESTYLES)] for i, name in enumerate(REGISTRY)
+}
+#: How a recurring kind of curve is drawn (plot keyword arguments): our estimate solid,
+#: exact values dashed, the Monte Carlo floor dotted, a baseline dash-dot, a bound long
+#: dashes, the paper's printed values crosses.
+CURVE_STYLES: dict[str, dict] = {
+    "ours": {"ls": "-"},
+    "exact": {"ls": (0, (6, 3))},
+    "exact + floor": {"ls": (0, (1.2, 2))},
+    "baseline": {"ls": (0, (7, 2, 1.5, 2))},
+    "bound": {"ls": (0, (12, 4))},
+    "printed": {"ls": (0, (12, 4))},
+    "paper": {"ls": "none", "marker": "x", "ms": 6, "mew": 1.6},
 }
 
 
@@ -57,11 +94,57 @@ def mechanism_color(name: str) -> str:
         raise ValueError(f"unknown mechanism {name!r}; known: {sorted(MECHANISM_COLORS)}") from None
 
 
+def mechanism_marker(name: str) -> str:
+    """The fixed marker of a mechanism (ValueError for an unknown name)."""
+    try:
+        return MECHANISM_MARKERS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown mechanism {name!r}; known: {sorted(MECHANISM_MARKERS)}"
+        ) from None
+
+
+def mechanism_linestyle(name: str) -> object:
+    """The fixed line style of a mechanism (ValueError for an unknown name)."""
+    try:
+        return MECHANISM_LINESTYLES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown mechanism {name!r}; known: {sorted(MECHANISM_LINESTYLES)}"
+        ) from None
+
+
+def curve_style(kind: str) -> dict:
+    """Plot keyword arguments of a kind of curve of :data:`CURVE_STYLES` (``"exact"``...)."""
+    try:
+        return dict(CURVE_STYLES[kind])
+    except KeyError:
+        raise ValueError(f"unknown kind of curve {kind!r}; known: {sorted(CURVE_STYLES)}") from None
+
+
+def curve_handles(kinds: Sequence[str], *, color: str = "black", labels: Sequence[str] = ()):
+    """Legend handles for kinds of curve (``["ours", "exact", "paper"]``), in ``color``;
+    ``labels`` replaces the kinds' names in the legend."""
+    from matplotlib.lines import Line2D
+
+    names = list(labels) or list(kinds)
+    if len(names) != len(kinds):
+        raise ValueError(f"labels: {len(names)} given for {len(kinds)} kinds of curve")
+    return [Line2D([], [], color=color, label=n, **curve_style(k)) for k, n in zip(kinds, names)]
+
+
 def epsilon_colors(epsilons: Sequence[float]) -> dict[float, tuple]:
     """A sequential colour per epsilon (light = small epsilon, dark = large)."""
     cmap = mpl.colormaps["viridis"]
     positions = np.linspace(0.85, 0.1, len(epsilons)) if len(epsilons) > 1 else [0.4]
     return {float(e): cmap(p) for e, p in zip(sorted(epsilons), positions)}
+
+
+def epsilon_markers(epsilons: Sequence[float]) -> dict[float, str]:
+    """A marker per epsilon (small epsilon first), so epsilons differ in shape as well as
+    in the shade of :func:`epsilon_colors`."""
+    order = sorted(float(e) for e in epsilons)
+    return {e: MARKERS[i % len(MARKERS)] for i, e in enumerate(order)}
 
 
 def errorband(ax, x, mean, se, *, label: str, color=None, z: float = 1.0, **line_kwargs):
@@ -77,12 +160,12 @@ def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -
 
     ``sweep`` is the concatenation of :func:`dadp_lite.experiments.k_anonymity_sweep`
     outputs with a ``dataset`` column. Traditional k-anonymity in its fixed colour, DP
-    k-anonymity one colour per epsilon; one legend below the panels.
+    k-anonymity one colour and one marker per epsilon; one legend below the panels.
     """
     names = list(dict.fromkeys(sweep["dataset"]))
     axes = fig.subplots(1, len(names), squeeze=False)[0]
     epsilons = sorted(sweep["epsilon"].dropna().unique())
-    colors = epsilon_colors(epsilons)
+    colors, markers = epsilon_colors(epsilons), epsilon_markers(epsilons)
     for ax, name in zip(axes, names, strict=True):
         part = sweep[sweep["dataset"] == name]
         trad = part[part["mechanism"] == "k_anonymity"]
@@ -104,8 +187,8 @@ def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -
                 dp[metric + "_se"],
                 color=colors[eps],
                 label=f"{MECHANISM_LABELS['dp_k_anonymity']}, epsilon = {eps:g}",
-                marker="o",
-                ms=3,
+                marker=markers[float(eps)],
+                ms=4,
             )
         ks = sorted(part["k"].unique())
         ax.set(xscale="log", xlabel="k (minimum class size)", ylabel=ylabel)

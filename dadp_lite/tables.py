@@ -1,18 +1,17 @@
 """One look for every table a reader is meant to read, like the one figure style.
 
-:func:`show` turns a data frame into a pandas ``Styler``: no index column (a meaningful
-index becomes ordinary columns), numbers rounded as stated in the caption, missing values
-as a dash, and the CSS class ``dadp-table`` that ``_static/dadp.css`` styles (compact font,
-headers that wrap, numbers on one line, right-aligned). :func:`release_table` lays out a
-data-release table the way the paper prints Tables 1-3: one row per mechanism and epsilon,
-and for delta, l1 bias and alpha our value (with its bootstrap 95% interval) beside the
-paper's printed value.
+:func:`show` turns a data frame (or a Series) into a pandas ``Styler``: no index column (a
+meaningful index becomes ordinary columns), numbers rounded as stated in the caption,
+missing values as a dash explained in the caption (never ``NaN``), and the CSS class
+``dadp-table`` that ``_static/dadp.css`` styles (compact font, headers that wrap, numbers on
+one line, right-aligned). :func:`release_table` lays out a data-release table the way the
+paper prints Tables 1-3: one row per mechanism and epsilon, and for delta, l1 bias and
+alpha our value (with its bootstrap 95% interval) beside the paper's printed value.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Mapping
 from numbers import Integral, Real
 
@@ -61,9 +60,19 @@ def _label(column: object) -> str:
     return " ".join(str(c) for c in column if str(c)) if isinstance(column, tuple) else str(column)
 
 
+def _is_missing(value: object) -> bool:
+    """None, NaN, ``pd.NA``, ``NaT``: a value the table shows as :data:`MISSING`."""
+    if isinstance(value, list | tuple | dict | set):
+        return False
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
 def _format_number(spec: str):
     def fmt(value: object) -> str:
-        if value is None or (isinstance(value, Real) and math.isnan(float(value))):
+        if _is_missing(value):
             return MISSING
         if isinstance(value, bool) or not isinstance(value, Real):
             return str(value)
@@ -84,71 +93,52 @@ def _numeric(column: pd.Series) -> bool:
     return bool(len(text)) and bool(text.str.match(r"^\s*([-\u2212\u2014+]|\d|\.\d|nan$)").all())
 
 
-def show(
-    frame: pd.DataFrame,
-    *,
-    caption: str,
-    digits: Digits = 3,
-    rounding: str | None = None,
-    group_by: object | None = None,
-) -> Styler:
-    """The book's table look for ``frame``: a Styler with no index column and a caption.
-
-    Parameters
-    ----------
-    frame : a data frame; a named or non-default index becomes leading columns.
-    caption : what the table shows and its units (required, non-empty).
-    digits : decimals for every float column (int), a format spec (``".3g"``), or a mapping
-        column -> decimals or spec for some columns (the others get 3 decimals). Integer and
-        text columns are shown as they are.
-    rounding : the sentence on rounding appended to the caption (default: derived from
-        ``digits``, e.g. "Numbers to 2 decimals.").
-    group_by : a column whose repeated values are blanked after the first of each run, with
-        a rule above each new group (the paper's "mechanism" rows).
-
-    Raises ``TypeError`` for a non-frame or a bad ``digits`` value, ``ValueError`` for an
-    empty caption, negative decimals or a column that is not in the frame.
-    """
+def _as_frame(frame: pd.DataFrame | pd.Series) -> pd.DataFrame:
+    """The data a table shows: a Series becomes one column; a named or non-default index
+    becomes leading columns; the columns must be unique."""
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame(name=frame.name if frame.name is not None else "value")
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
-    if not isinstance(caption, str) or not caption.strip():
-        raise ValueError("caption must be a non-empty sentence saying what the table shows")
+        raise TypeError(f"frame must be a pandas DataFrame or Series, got {type(frame).__name__}")
     if not frame.columns.is_unique:
         twice = list(frame.columns[frame.columns.duplicated()])
         raise ValueError(f"frame has duplicate columns: {twice}")
     keeps_index = not isinstance(frame.index, pd.RangeIndex) or any(
         name is not None for name in frame.index.names
     )
-    data = frame.reset_index() if keeps_index else frame.reset_index(drop=True)
+    return frame.reset_index() if keeps_index else frame.reset_index(drop=True)
+
+
+def _formats(data: pd.DataFrame, digits: Digits) -> tuple[str, dict]:
+    """(the default spec, column -> spec) from ``digits``; every float column gets one."""
     if isinstance(digits, Mapping):
         unknown = [c for c in digits if c not in data.columns]
         if unknown:
             raise ValueError(f"digits names columns not in the frame: {unknown}")
-        specs = {c: _spec(d, f"digits[{c!r}]") for c, d in digits.items()}
-        default = ".3f"
+        default, specs = ".3f", {c: _spec(d, f"digits[{c!r}]") for c, d in digits.items()}
     else:
         default, specs = _spec(digits, "digits"), {}
-    if group_by is not None and group_by not in data.columns:
-        raise ValueError(f"group_by names a column not in the frame: {group_by!r}")
-
     floats = [c for c in data.columns if pd.api.types.is_float_dtype(data[c])]
-    used = {c: specs.get(c, default) for c in floats} | specs
-    if rounding is None:
-        kinds = sorted({_describe(s) for s in used.values()})
-        if not used:
-            rounding = ""
-        elif len(kinds) == 1:
-            rounding = f"Numbers to {kinds[0]}."
-        else:
-            rounding = (
-                "Numbers to "
-                + "; ".join(
-                    f"{_describe(s)} ({', '.join(_label(c) for c, t in used.items() if t == s)})"
-                    for s in dict.fromkeys(used.values())
-                )
-                + "."
-            )
+    return default, {c: specs.get(c, default) for c in floats} | specs
 
+
+def _rounding(used: dict) -> str:
+    """The caption's sentence on rounding, e.g. "Numbers to 2 decimals."."""
+    kinds = sorted({_describe(s) for s in used.values()})
+    if not used:
+        return ""
+    if len(kinds) == 1:
+        return f"Numbers to {kinds[0]}."
+    parts = [
+        f"{_describe(s)} ({', '.join(_label(c) for c, t in used.items() if t == s)})"
+        for s in dict.fromkeys(used.values())
+    ]
+    return "Numbers to " + "; ".join(parts) + "."
+
+
+def _cells(data: pd.DataFrame, group_by: object | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the values shown, the cells' CSS classes): numbers right-aligned, a group's repeated
+    label blanked and a rule above each new group."""
     classes = pd.DataFrame("", index=data.index, columns=data.columns)
     for column in data.columns:
         classes[column] = "dadp-num" if _numeric(data[column]) else "dadp-text"
@@ -158,13 +148,61 @@ def show(
         shown[group_by] = shown[group_by].where(starts, "")
         for column in data.columns:
             classes.loc[starts & (shown.index > 0), column] += " dadp-group-start"
+    return shown, classes
 
-    text = caption.strip() + (" " + rounding if rounding else "")
+
+def _footnote(data: pd.DataFrame, missing: str | None) -> str:
+    """What the dash means, when the table shows one."""
+    if not data.map(_is_missing).to_numpy().any():
+        return ""
+    reason = (missing or "no value for this row").strip().rstrip(".")
+    return f"{MISSING}: {reason}."
+
+
+def show(
+    frame: pd.DataFrame | pd.Series,
+    *,
+    caption: str,
+    digits: Digits = 3,
+    rounding: str | None = None,
+    group_by: object | None = None,
+    missing: str | None = None,
+) -> Styler:
+    """The book's table look for ``frame``: a Styler with no index column and a caption.
+
+    Parameters
+    ----------
+    frame : a data frame (or a Series: one column); a named or non-default index becomes
+        leading columns.
+    caption : what the table shows and its units (required, non-empty).
+    digits : decimals for every float column (int), a format spec (``".3g"``), or a mapping
+        column -> decimals or spec for some columns (the others get 3 decimals). Integer and
+        text columns are shown as they are.
+    rounding : the sentence on rounding appended to the caption (default: derived from
+        ``digits``, e.g. "Numbers to 2 decimals.").
+    group_by : a column whose repeated values are blanked after the first of each run, with
+        a rule above each new group (the paper's "mechanism" rows).
+    missing : why a value is missing (e.g. "not printed in the paper"). Missing values
+        (NaN, None, ``pd.NA``) are shown as a dash, never ``NaN``, and the caption ends
+        with "— : <missing>." (default "no value for this row").
+
+    Raises ``TypeError`` for a non-frame or a bad ``digits`` value, ``ValueError`` for an
+    empty caption, negative decimals or a column that is not in the frame.
+    """
+    data = _as_frame(frame)
+    if not isinstance(caption, str) or not caption.strip():
+        raise ValueError("caption must be a non-empty sentence saying what the table shows")
+    if group_by is not None and group_by not in data.columns:
+        raise ValueError(f"group_by names a column not in the frame: {group_by!r}")
+    default, used = _formats(data, digits)
+    rounding = _rounding(used) if rounding is None else rounding
+    notes = " ".join(n for n in (rounding, _footnote(data, missing)) if n)
+    text = caption.strip() + (" " + notes if notes else "")
+    shown, classes = _cells(data, group_by)
     uuid = hashlib.sha1((text + "|".join(map(str, data.columns))).encode()).hexdigest()[:10]
     styler = shown.style
     for column in data.columns:
-        spec = used.get(column, default)
-        styler = styler.format(_format_number(spec), subset=[column])
+        styler = styler.format(_format_number(used.get(column, default)), subset=[column])
     return (
         styler.hide(axis="index")
         .set_caption(text)
@@ -275,8 +313,8 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
     )
     caption = (
         f"{title}: ours ({int(rows['reps'].iloc[0])} releases per row, \u00b1 the half-width "
-        f"of the bootstrap 95% interval) beside the paper's printed values ({MISSING}: not "
-        "printed, or no closed form). \u03b4 is the exact \u03b4 at the adjacency of each "
+        "of the bootstrap 95% interval) beside the paper's printed values. "
+        "\u03b4 is the exact \u03b4 at the adjacency of each "
         f"proof ({adjacency}). \u2113\u2081 bias and \u03b1 are in records."
     )
     digits = {
@@ -292,5 +330,10 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
         "Rounding: \u03b4 to 4 decimals, \u2113\u2081 bias to 1 decimal, \u03b1 to 2 decimals."
     )
     return show(
-        frame, caption=caption, digits=digits, rounding=rounding, group_by=("", "mechanism")
+        frame,
+        caption=caption,
+        digits=digits,
+        rounding=rounding,
+        group_by=("", "mechanism"),
+        missing="not printed in the paper, or no closed form",
     )

@@ -105,3 +105,36 @@ def test_pdf_prints_static_figures_not_the_interactive_charts(pdf):
     assert "interactive version" not in body
     assert "The same controls" not in body
     assert len(re.findall(r"\bFig\. \d+ ", body)) >= len(CHAPTERS)
+
+
+def _tree(outline: list) -> list[tuple[str, object, list]]:
+    """pypdf's outline (an item, then a list of its children) as (title, item, children)."""
+    nodes: list[tuple[str, object, list]] = []
+    for entry in outline:
+        if isinstance(entry, list):
+            nodes[-1] = (nodes[-1][0], nodes[-1][1], _tree(entry))
+        else:
+            nodes.append((_plain(str(entry.title)), entry, []))
+    return nodes
+
+
+def test_pdf_has_bookmarks_for_every_part_chapter_and_section(pdf):
+    """The outline: the contents, each part of _toc.yml, each chapter under its part at its
+    first page, and each chapter's sections under it."""
+    from pypdf import PdfReader
+
+    path, pages, _ = pdf
+    reader = PdfReader(path)
+    tree = _tree(reader.outline)
+    assert tree[0][0] == "Contents"
+    parts = [p["caption"] for p in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]]
+    assert [title for title, _, _ in tree if title in parts] == parts, [n[0] for n in tree]
+    chapters = {title: (item, children) for _, _, kids in tree for title, item, children in kids}
+    for slug in CHAPTERS:
+        title = _plain(chapter_title(ROOT, slug))
+        assert title in chapters, f"no bookmark for {title!r}"
+        item, sections = chapters[title]
+        page = reader.get_destination_page_number(item)
+        assert title in pages[page], f"{title!r}: the bookmark points at page {page + 1}"
+        names = [name for name, _, _ in sections]
+        assert len(names) >= 3 and "Overview" in names, f"{title!r}: sections {names}"

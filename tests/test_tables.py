@@ -20,10 +20,37 @@ def _frame() -> pd.DataFrame:
 def test_show_hides_the_index_states_the_rounding_and_carries_the_class():
     html = tables.show(_frame(), caption="Bias in records.", digits=2).to_html()
     assert 'class="dadp-table"' in html
-    assert "<caption>Bias in records. Numbers to 2 decimals.</caption>" in html
+    assert (
+        "<caption>Bias in records. Numbers to 2 decimals. "
+        f"{tables.MISSING}: no value for this row.</caption>"
+    ) in html
     assert "row_heading" not in html and "index_name" not in html  # no index column
     assert ">12.35<" in html and ">0.50<" in html and ">3<" in html  # ints stay ints
     assert f">{tables.MISSING}<" in html  # a missing value is a dash, not "nan"
+
+
+def test_missing_values_are_a_dash_explained_in_the_caption_never_nan():
+    frame = pd.DataFrame(
+        {
+            "mechanism": ["a", None, "c"],
+            "printed": [1.5, np.nan, pd.NA],
+            "count": pd.array([1, pd.NA, 3], dtype="Int64"),
+        }
+    )
+    styler = tables.show(frame, caption="Printed values.", digits=1, missing="not printed")
+    html = styler.to_html()
+    assert "nan" not in html.lower() and "&lt;NA&gt;" not in html and "None" not in html
+    assert html.count(f">{tables.MISSING}<") == 4
+    assert styler.caption.endswith(f"{tables.MISSING}: not printed.")
+    complete = tables.show(frame.dropna(), caption="Complete.", missing="not printed")
+    assert tables.MISSING not in complete.caption  # no dash, no footnote
+
+
+def test_a_series_is_shown_as_one_column_table():
+    series = pd.Series([0.25, 0.5], index=pd.Index([1, 2], name="k"), name="rho")
+    html = tables.show(series, caption="Rho by k.", digits=2).to_html()
+    assert 'class="dadp-table"' in html and ">rho<" in html and ">k<" in html
+    assert "dtype" not in html and ">0.25<" in html
 
 
 def test_show_keeps_a_meaningful_index_as_columns():
@@ -55,7 +82,7 @@ def test_show_marks_number_like_text_as_numbers_and_groups_rows():
 @pytest.mark.parametrize(
     ("frame", "kwargs", "error", "match"),
     [
-        ([1, 2], {"caption": "x"}, TypeError, "DataFrame"),
+        ([1, 2], {"caption": "x"}, TypeError, "DataFrame or Series"),
         (_frame(), {"caption": "  "}, ValueError, "caption"),
         (_frame(), {"caption": "x", "digits": -1}, ValueError, ">= 0"),
         (_frame(), {"caption": "x", "digits": 1.5}, TypeError, "digits"),
@@ -90,6 +117,7 @@ def test_release_table_in_the_papers_layout(release):
     html = styler.to_html()
     assert styler.caption.startswith("Table 1, MA:")
     assert "in records" in styler.caption and "Rounding:" in styler.caption
+    assert "nan" not in html.lower()  # a value the paper does not print is a dash
     for group in ("\u03b4", "\u2113\u2081 bias (records)", "\u03b1 (records)"):
         assert f">{group}<" in html
     assert html.count(">ours \u00b1 95% CI<") == 2 and html.count(">paper<") == 3

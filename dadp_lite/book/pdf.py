@@ -12,7 +12,8 @@ the code that draws each figure. Cells the HTML collapses behind a toggle (impor
 are left out, as are the sidebars, buttons and toggles. The table of contents gives each
 page's first printed page: the book is printed once to find them
 and once more with the numbers filled in (the first pages come from the PDF's named
-destinations, one per link of the table of contents).
+destinations, one per link of the table of contents). The PDF carries bookmarks (an
+outline): the contents, each part with its chapters, each chapter with its sections.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import yaml
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.render import render_html
 
-__all__ = ["CHROMIUM", "PDF_NAME", "build_pdf", "print_pdf"]
+__all__ = ["CHROMIUM", "PDF_NAME", "add_outline", "build_pdf", "print_pdf"]
 
 #: The browser that prints (Debian's ``chromium``; never a Playwright download).
 CHROMIUM = os.environ.get("DADP_CHROMIUM", "/usr/bin/chromium")
@@ -141,6 +142,17 @@ _PREPARE_JS = """async ([css, front]) => {
             errors: document.querySelectorAll('mjx-merror').length};
 }"""
 
+#: Every heading the print shows, in order: (level, text). Chromium's heading outline lists
+#: the same headings in the same order, but its titles lose the spaces where a heading
+#: wraps, repeat some, and drop the maths; the outline takes the text from here.
+_HEADINGS_JS = """() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'))
+    .filter(h => h.getClientRects().length > 0 && getComputedStyle(h).visibility !== 'hidden')
+    .map(h => {
+        const clone = h.cloneNode(true);
+        clone.querySelectorAll('.headerlink').forEach(e => e.remove());
+        return [Number(h.tagName[1]), clone.textContent.replace(/\\s+/g, ' ').trim()];
+    })"""
+
 _FILL_TOC_JS = """([front]) => {
     document.getElementById('dadp-front-matter').innerHTML = front;
 }"""
@@ -244,6 +256,104 @@ def _anchor_pages(pdf: bytes, ids: list[str]) -> dict[str, int]:
     return found
 
 
+def _key(text: str) -> str:
+    """What two spellings of one heading share: its first letters and digits."""
+    return re.sub(r"\W+", "", text).lower()[:12]
+
+
+def _headings(reader, shown: list | None = None) -> list[tuple[int, str, int]]:
+    """Chromium's outline of a PDF (one item per heading of the page), flattened in reading
+    order as (level, title, page index), level 1 for the top. ``shown``, the page's
+    headings as (level, text) from :data:`_HEADINGS_JS` in the same order, gives the levels
+    and titles of the items it matches (same first letters)."""
+    flat: list[tuple[int, str, int]] = []
+
+    def walk(items: list, depth: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+            else:
+                title = " ".join(str(item.title or "").split()).rstrip("#¶ ")
+                flat.append((depth + 1, title, reader.get_destination_page_number(item)))
+
+    walk(reader.outline, 0)
+    shown = [(int(level), str(text)) for level, text in (shown or [])]
+    aligned, j = [], 0
+    for level, title, page in flat:
+        key = _key(title)
+        for k in range(j, min(j + 5, len(shown))):  # Chromium may skip a heading or two
+            other = _key(shown[k][1])
+            if key and other and (key.startswith(other) or other.startswith(key)):
+                level, title, j = shown[k][0], shown[k][1], k + 1
+                break
+        aligned.append((level, title, page))
+    return aligned
+
+
+def _sections(
+    headings: list[tuple[int, str, int]], title: str, page: int, starts: set[tuple[str, int]]
+) -> list:
+    """The headings under the document heading ``title`` on page index ``page``, up to the
+    next document's heading (``starts``: every document's (title, page index)): its
+    sections, each with its subsections, as [(title, page, [(title, page), ...]), ...]."""
+    name = " ".join(title.split())
+    start = next((i for i, (_, t, p) in enumerate(headings) if t == name and p == page), None)
+    if start is None:
+        return []
+    depth = headings[start][0]
+    sections: list = []
+    for level, text, where in headings[start + 1 :]:
+        if level <= depth or (text, where) in starts:
+            break
+        if level == depth + 1:
+            sections.append((text, where, []))
+        elif level == depth + 2 and sections:
+            sections[-1][2].append((text, where))
+    return sections
+
+
+def add_outline(pdf: bytes, root: Path, documents: list[dict], shown: list | None = None) -> bytes:
+    """The PDF with bookmarks (an outline) for the book: the contents, each part of
+    ``_toc.yml`` with its documents, each document with its sections and subsections.
+
+    The documents' first pages come from the PDF's named destinations; the sections' pages
+    from the heading outline Chromium embeds (``page.pdf(outline=True)``), which this
+    replaces (there every chapter hangs under the introduction's heading; Chromium writes
+    it for a tagged PDF only); their titles from ``shown`` (see :func:`_headings`)."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    reader = PdfReader(io.BytesIO(pdf))
+    headings = _headings(reader, shown)
+    pages = _anchor_pages(pdf, [d["id"] for d in documents])
+    home = _toc_parts(root)[0][1][0]
+    by_doc = {d["doc"] or home: d for d in documents}
+    starts = {(" ".join(d["title"].split()), pages[d["id"]] - 1) for d in documents
+              if d["id"] in pages}  # fmt: skip
+    writer = PdfWriter(clone_from=reader)
+    writer.root_object.pop("/Outlines", None)
+    if len(reader.pages) > 1:
+        writer.add_outline_item("Contents", 1)
+    for caption, files in _toc_parts(root):
+        chosen = [by_doc[f] for f in files if f in by_doc and by_doc[f]["id"] in pages]
+        if not chosen:
+            continue
+        parent = writer.add_outline_item(caption, pages[chosen[0]["id"]] - 1) if caption else None
+        for doc in chosen:
+            page = pages[doc["id"]] - 1
+            label = doc["title"] if doc["doc"] else "Introduction"  # as in the contents
+            item = writer.add_outline_item(label, page, parent=parent)
+            for title, where, subsections in _sections(headings, doc["title"], page, starts):
+                section = writer.add_outline_item(title, where, parent=item)
+                for sub, sub_page in subsections:
+                    writer.add_outline_item(sub, sub_page, parent=section)
+    writer.page_mode = "/UseOutlines"
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 def print_pdf(site: Path, root: Path, output: Path) -> dict:
     """Print the single-page book in ``site`` (its root document's page) to ``output``.
 
@@ -295,7 +405,10 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
             by_id = _anchor_pages(first, [d["id"] for d in documents])
             page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, by_id)])
             output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_bytes(page.pdf(**options))
+            # a tagged PDF (accessible structure), whose heading outline gives the sections
+            final = page.pdf(**options, outline=True, tagged=True)
+            shown = page.evaluate(_HEADINGS_JS)
+            output.write_bytes(add_outline(final, root, documents, shown))
         finally:
             browser.close()
     if blocked:

@@ -1,0 +1,68 @@
+"""dadp_lite.plotting: one figure style, and no series told apart by colour alone."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from dadp_lite import plotting  # noqa: E402
+from dadp_lite.registry import REGISTRY  # noqa: E402
+
+
+def test_every_mechanism_has_its_own_marker_and_line_style_in_registry_order():
+    names = list(REGISTRY)
+    markers = [plotting.mechanism_marker(n) for n in names]
+    styles = [plotting.mechanism_linestyle(n) for n in names]
+    assert len(set(markers)) == min(len(names), len(plotting.MARKERS))
+    assert markers[0] == plotting.MARKERS[0] and styles[0] == "-"
+    assert len({str(s) for s in styles[: len(plotting.LINESTYLES)]}) == len(plotting.LINESTYLES)
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        plotting.mechanism_marker("nope")
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        plotting.mechanism_linestyle("nope")
+
+
+def test_epsilons_differ_in_marker_as_well_as_shade():
+    epsilons = [4.0, 0.5, 2.0, 1.0]
+    markers = plotting.epsilon_markers(epsilons)
+    colors = plotting.epsilon_colors(epsilons)
+    assert set(markers) == set(colors) == {0.5, 1.0, 2.0, 4.0}
+    assert len(set(markers.values())) == 4 and markers[0.5] == plotting.MARKERS[0]
+
+
+def test_kinds_of_curve_differ_in_dash_or_marker_and_make_legend_handles():
+    styles = {k: (str(v.get("ls")), v.get("marker")) for k, v in plotting.CURVE_STYLES.items()}
+    for a, b in (("ours", "exact"), ("exact", "baseline"), ("exact", "exact + floor")):
+        assert styles[a] != styles[b], (a, b)
+    assert plotting.curve_style("paper")["marker"] == "x"
+    handles = plotting.curve_handles(["ours", "exact", "paper"], labels=["ours", "exact", "paper"])
+    assert [h.get_label() for h in handles] == ["ours", "exact", "paper"]
+    with pytest.raises(ValueError, match="kind of curve"):
+        plotting.curve_style("nope")
+    with pytest.raises(ValueError, match="labels"):
+        plotting.curve_handles(["ours"], labels=["a", "b"])
+
+
+def test_the_style_draws_legend_handles_long_enough_for_a_dash_pattern():
+    plotting.use_style()
+    assert matplotlib.rcParams["legend.handlelength"] >= 3
+
+
+def test_k_anonymity_sweep_marks_each_epsilon_with_its_own_marker():
+    rows = [dict(dataset="ma2019", mechanism="k_anonymity", epsilon=np.nan, k=k,
+                 l1_error=1.0 * k, l1_error_se=0.1) for k in (2, 6)]  # fmt: skip
+    rows += [dict(dataset="ma2019", mechanism="dp_k_anonymity", epsilon=e, k=k,
+                  l1_error=e + k, l1_error_se=0.1)
+             for e in (0.5, 1.0, 4.0) for k in (2, 6)]  # fmt: skip
+    fig = plt.figure()
+    plotting.plot_k_anonymity_sweep(fig, pd.DataFrame(rows), "l1_error", "L1 error")
+    markers = {line.get_label(): line.get_marker() for line in fig.axes[0].get_lines()}
+    dp = [m for label, m in markers.items() if "epsilon" in label]
+    assert len(dp) == 3 and len(set(dp)) == 3
+    plt.close(fig)

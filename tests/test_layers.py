@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("registry", "simulate"),
     ("experiments", "audit"),
     ("plotting", "tables", "errata", "interactive"),
+    ("summaries",),
     ("book",),
 )
 LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}

@@ -217,3 +217,141 @@ def test_setup_and_glue_cells_are_collapsed_and_checks_are_visible(slug):
             assert "hide-input" in tags, f"{where}: a {kind} cell, tag it hide-input"
         if kind == "verify" or ("figure:" in cell and cell.startswith("---\n")):
             assert not hidden, f"{where}: checks and figure code stay visible (no hide tag)"
+
+
+# ------------------------------------------------------------- the reader's chapter
+#: Chapters not yet through the reader's pass, per rule. The pass removes a chapter from a
+#: set when the chapter meets the rule; the list can only shrink (a listed chapter that
+#: meets its rule fails the test below, so it is removed the day it is clean).
+PENDING: dict[str, set[str]] = {
+    "main_result": {
+        "01-setting-and-data",
+        "02-sufficient-condition-lemma",
+        "03-laplace-and-discrete-gaussian",
+        "04-cell-suppression-privacy",
+        "05-cell-suppression-bias",
+        "06-swapping-privacy",
+        "07-swapping-bias",
+        "08-k-anonymity-privacy",
+        "09-k-anonymity-bias",
+        "10-alpha-fairness-bounds",
+        "11-fairness-comparison",
+        "12-data-release-tables",
+        "13-classification",
+        "14-privacy-audits",
+    },
+    "cell_length": {
+        "01-setting-and-data",
+        "02-sufficient-condition-lemma",
+        "03-laplace-and-discrete-gaussian",
+        "04-cell-suppression-privacy",
+        "05-cell-suppression-bias",
+        "06-swapping-privacy",
+        "07-swapping-bias",
+        "08-k-anonymity-privacy",
+        "09-k-anonymity-bias",
+        "10-alpha-fairness-bounds",
+        "11-fairness-comparison",
+        "12-data-release-tables",
+        "13-classification",
+        "14-privacy-audits",
+    },
+    "sentences_from_package": {
+        "01-setting-and-data",
+        "03-laplace-and-discrete-gaussian",
+        "04-cell-suppression-privacy",
+        "05-cell-suppression-bias",
+        "06-swapping-privacy",
+        "07-swapping-bias",
+        "08-k-anonymity-privacy",
+        "09-k-anonymity-bias",
+        "10-alpha-fairness-bounds",
+        "11-fairness-comparison",
+        "12-data-release-tables",
+        "13-classification",
+        "14-privacy-audits",
+    },
+}
+#: The longest code cell a chapter may hold: lines of code as ``ruff format`` writes them
+#: (blank lines and comment-only lines not counted). One idea per cell; helpers belong in
+#: ``dadp_lite``.
+MAX_CELL_LINES = 25
+MAIN_RESULT = re.compile(
+    r"\A(?:---\n.*?\n---\n)?\s*\([\w-]+\)=\n# [^\n]+\n\n```\{admonition\} Main result\n"
+    r":class: main-result\n(?P<body>.+?)\n```\n",
+    re.S,
+)
+
+
+def _main_result_problem(slug: str) -> str | None:
+    match = MAIN_RESULT.search(_source(slug))
+    if match is None:
+        return "no 'Main result' admonition (class main-result) right under the title"
+    if "{glue:text}" not in match.group("body"):
+        return "the main result glues no number"
+    return None
+
+
+def _long_cells(slug: str) -> list[str]:
+    long = []
+    for cell in _code_cells(_source(slug)):
+        code = _without_front_matter(cell)
+        lines = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+        if len(lines) > MAX_CELL_LINES:
+            long.append(f"{len(lines)} lines: {lines[0][:60]!r}")
+    return long
+
+
+def _builds_text(node) -> bool:
+    """True if the expression assembles text: an f-string, ``.format``, ``.join``, ``%`` on
+    a string, string concatenation, or a string constant of more than one word."""
+    import ast
+
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.JoinedStr):
+            return True
+        if isinstance(sub, ast.Call) and _call_name(sub) in {"format", "join"}:
+            return True
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str) and " " in sub.value:
+            return True
+    return False
+
+
+def _sentences_in_cells(slug: str) -> list[str]:
+    """Glue calls whose value is text assembled in the chapter (directly, or through a name
+    assigned such text earlier in the chapter)."""
+    import ast
+
+    found, texts = [], set()
+    for cell in _code_cells(_source(slug)):
+        tree = ast.parse(_without_front_matter(cell))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _builds_text(node.value):
+                texts |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _call_name(node) == "glue" and len(node.args) > 1:
+                value = node.args[1]
+                uses = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+                if _builds_text(value) or uses & texts:
+                    found.append(ast.unparse(node)[:70])
+    return found
+
+
+RULES = {
+    "main_result": lambda slug: [p] if (p := _main_result_problem(slug)) else [],
+    "cell_length": _long_cells,
+    "sentences_from_package": _sentences_in_cells,
+}
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+@pytest.mark.parametrize("slug", CHAPTERS)
+def test_reader_rules(slug, rule):
+    """Every chapter opens with its main result (a glued finding, right under the title),
+    keeps each code cell at most MAX_CELL_LINES lines of code, and glues sentences that
+    ``dadp_lite.summaries`` wrote rather than assembling them in a cell."""
+    problems = RULES[rule](slug)
+    if slug in PENDING[rule]:
+        assert problems, f"{slug} now meets {rule!r}: remove it from PENDING[{rule!r}]"
+    else:
+        assert not problems, f"{slug}, {rule}: " + "; ".join(problems)

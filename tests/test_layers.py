@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dadp_lite"
 
 #: Lowest layer first. A unit is a top-level module or subpackage of dadp_lite.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_validate",),
+    ("_validate", "resources"),
     ("data", "definitions", "metrics", "paper", "verification"),
     ("histogram",),
     ("dataset",),

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from jupyter_client import AsyncKernelManager
 
-from dadp_lite.book.outputs import temp_folder
+from dadp_lite.book.outputs import remove_stale_sockets, temp_folder
 from dadp_lite.book.provenance import environment
 
 __all__ = ["KERNEL_ENVIRONMENT", "Execution", "describe_failure", "execute_notebook"]
@@ -51,11 +51,18 @@ class PinnedKernelManager(AsyncKernelManager):
 
     async def start_kernel(self, **kw: object) -> None:
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENVIRONMENT}
+        remove_stale_sockets(Path(tempfile.gettempdir()), "dadp-kernel-")  # of killed kernels
         self.transport = "ipc"
         # a short, unique prefix (a Unix socket path holds at most 107 bytes); jupyter_client
         # removes the socket files when the kernel shuts down
         self.ip = os.path.join(tempfile.gettempdir(), f"dadp-kernel-{uuid.uuid4().hex[:12]}")
         await super().start_kernel(**kw)
+
+    async def _async_interrupt_kernel(self) -> None:
+        # jupyter_client interrupts every kernel before shutting it down; the idle kernel
+        # then logs "KeyboardInterrupt caught in kernel" on our stderr after a good run
+        if not self.shutting_down:
+            await super()._async_interrupt_kernel()
 
 
 @dataclass

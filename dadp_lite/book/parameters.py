@@ -7,6 +7,13 @@ of the chapter's ``parameters`` cell, and such a comment also overrides the voca
 (chapter 02 allows epsilon = 0). A trailing comment that does not start with a type word is
 prose: the parameter's meaning. Every value, the defaults included, is checked before any
 kernel starts; upper limits keep one run feasible on a laptop (minutes, a few GB).
+
+Epsilon lies in [1e-4, 100] unless a chapter declares otherwise: below 5.3e-5 the exact
+discrete Gaussian sampler's integers leave int64 (sigma = 2/epsilon > 38,000), and above
+100 nothing changes any more (every mechanism's noise is gone to float64 precision: the
+discrete Gaussian's scale is below 0.02, P(noise != 0) < 1e-500) while the exact Laplace
+delta's privacy-loss distribution grows with epsilon (107 s and 3 GB at 700, out of
+memory at 1,000). ``tests/test_range_ends.py`` runs every chapter at both ends.
 """
 
 from __future__ import annotations
@@ -31,7 +38,9 @@ __all__ = [
     "PROFILES",
     "VOCABULARY",
     "Parameter",
+    "RECORD_BOUNDS",
     "chapter_parameters",
+    "check_records",
     "declaration_problems",
     "describe_parameters",
     "effective_parameters",
@@ -49,8 +58,8 @@ _ATTRIBUTES = ", ".join(ATTRIBUTES)
 VOCABULARY: dict[str, str] = {
     "DATASETS": "list[dataset], distinct; datasets: registered names or .csv/.parquet files",
     "DATASET": "dataset; a registered name (ma2019, tx2019, national2019) or a .csv/.parquet file",
-    "EPSILONS": "list[float] in (0, inf); privacy parameters epsilon (finite, > 0)",
-    "EPSILON": "float in (0, inf); privacy parameter epsilon (finite, > 0)",
+    "EPSILONS": "list[float] in [0.0001, 100]; privacy parameters epsilon",
+    "EPSILON": "float in [0.0001, 100]; privacy parameter epsilon",
     "REPS": "int in [2, 100000]; Monte Carlo repetitions of each experiment",
     "*_REPS": "int in [2, 100000]; repetitions of one check or experiment",
     "SEED": "int in [0, 4294967295]; seed of the chapter's numpy SeedSequence",
@@ -182,7 +191,13 @@ def parse_assignments(
     """``[(NAME, TEXT), ...]`` from ``-p`` -> values (YAML; text kept for ``str``/``dataset``)."""
     declared = {p.name: p for p in params}
     out: dict[str, object] = {}
+    given: dict[str, str] = {}
     for name, text in pairs:
+        if name in given:
+            raise BuildError(
+                f"-p {name} is given twice ({given[name]!r} and {text!r}); give each parameter once"
+            )
+        given[name] = text
         spec = declared[name].spec if name in declared else None
         if spec is not None and spec.kind in ("str", "dataset") and not spec.is_list:
             out[name] = text
@@ -227,6 +242,38 @@ def validate_parameters(root: Path, slug: str, values: Mapping[str, object]) -> 
                 f"{slug}: parameter {name} {error}; allowed: {spec.describe()}"
             ) from None
     return out
+
+
+#: Parameters whose every value a dataset must reach in records: k of k-anonymity
+#: (Mondrian needs k <= the number of records; a suppression threshold above it suppresses
+#: every cell).
+RECORD_BOUNDS = ("K", "K_VALUES")
+
+
+def check_records(slug: str, values: Mapping[str, object], datasets: Mapping) -> None:
+    """Refuse a dataset with fewer records than the largest k among :data:`RECORD_BOUNDS`.
+
+    ``values`` are a run's effective parameters, ``datasets`` the provenance records of its
+    dataset parameters (:func:`dadp_lite.book.provenance.datasets_of`, with ``rows``).
+    """
+    bounds = []
+    for name in RECORD_BOUNDS:
+        value = values.get(name)
+        items = value if isinstance(value, list | tuple) else [value]
+        bounds += [(v, name) for v in items if isinstance(v, int) and not isinstance(v, bool)]
+    if not bounds:
+        return
+    need, which = max(bounds)
+    for parameter, records in datasets.items():
+        for record in records if isinstance(records, list) else [records]:
+            rows = record.get("rows")
+            if isinstance(rows, int) and rows < need:
+                where = record.get("path") or record.get("name")
+                raise BuildError(
+                    f"{slug}: dataset {where} ({parameter}) holds {rows} record(s), fewer "
+                    f"than {which} = {need}; k-anonymity with k = {need} needs at least "
+                    f"{need} records (give more records or a smaller {which})"
+                )
 
 
 def effective_parameters(root: Path, slug: str, values: Mapping[str, object]) -> dict:

@@ -34,6 +34,7 @@ from dadp_lite.book.outputs import (
 )
 from dadp_lite.book.parameters import (
     chapter_parameters,
+    check_memory_estimate,
     check_records,
     effective_parameters,
     profile_values,
@@ -118,6 +119,7 @@ def run_chapter(
     effective = effective_parameters(root, slug, values)
     datasets = datasets_of(specs, effective, locate=True)  # read, hashed and validated
     check_records(slug, effective, datasets)
+    check_memory_estimate(slug, effective)
     name = f"{slug}-{record_id({'profile': profile, **values}, 8)}"
     out = Path(out or (runs_dir or root / "runs") / name).resolve()
     _check_output(out, slug)

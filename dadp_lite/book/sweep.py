@@ -31,6 +31,7 @@ from dadp_lite.book.outputs import (
 )
 from dadp_lite.book.parameters import (
     chapter_parameters,
+    check_memory_estimate,
     check_records,
     effective_parameters,
     profile_values,
@@ -120,6 +121,7 @@ def _records(root: Path, slug: str, points: Sequence[Point], provenance: dict) -
         effective = effective_parameters(root, slug, point.values)
         datasets = datasets_of(specs, effective, locate=False, known=known)
         check_records(slug, effective, datasets)
+        check_memory_estimate(slug, effective)
         records.append({
             "provenance": provenance,
             "parameters": effective,

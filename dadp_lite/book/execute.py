@@ -13,6 +13,7 @@ bytes on 1 or N cores, locally or on Dask).
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 import time
 import uuid
@@ -56,13 +57,11 @@ class PinnedKernelManager(AsyncKernelManager):
         # a short, unique prefix (a Unix socket path holds at most 107 bytes); jupyter_client
         # removes the socket files when the kernel shuts down
         self.ip = os.path.join(tempfile.gettempdir(), f"dadp-kernel-{uuid.uuid4().hex[:12]}")
+        # the kernel's own log (cell output goes through its channels) stays off our
+        # terminal: "KeyboardInterrupt caught in kernel" at every shutdown, "Parent appears
+        # to have exited" after an interrupted run
+        kw.update(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         await super().start_kernel(**kw)
-
-    async def _async_interrupt_kernel(self) -> None:
-        # jupyter_client interrupts every kernel before shutting it down; the idle kernel
-        # then logs "KeyboardInterrupt caught in kernel" on our stderr after a good run
-        if not self.shutting_down:
-            await super()._async_interrupt_kernel()
 
 
 @dataclass

@@ -50,7 +50,6 @@ __all__ = [
     "FILE_SUFFIXES",
     "dataset_label",
     "dataset_name",
-    "dataset_sha256",
     "is_registered",
     "load_raw",
     "read_excerpt_csv",
@@ -128,14 +127,6 @@ def source_path(dataset: DatasetRef, data_dir: str | os.PathLike[str] | None = N
             f"{' or '.join(FILE_SUFFIXES)}"
         )
     return path
-
-
-def dataset_sha256(dataset: DatasetRef) -> str:
-    """SHA-256 of a dataset's bytes: a registered excerpt's published hash, else the file's."""
-    _check_ref(dataset)
-    if is_registered(dataset):
-        return DATASETS[dataset].sha256
-    return sha256_of(source_path(dataset))
 
 
 def dataset_name(dataset: DatasetRef, sha256: str | None = None) -> str:

@@ -251,8 +251,8 @@ CARELESS_CASES = [
     ("too-many-epsilons", ["run", "12", *OUT, "-y", "{tmp}/many.yaml"], {"many.yaml": ("EPSILONS: [" + ", ".join(f"{1 + i / 1000}" for i in range(100_000)) + "]\n").encode()}, "EPSILONS has 100000 values; at most 100"),
     ("grid-list-too-long", SWEEP, {"grid.yaml": ("EPSILONS: [[" + ", ".join(f"{1 + i / 1000}" for i in range(101)) + "]]\n").encode()}, "EPSILONS has 101 values; at most 100"),
     # item 11: outputs that cannot be written
-    ("out-under-a-file", ["run", "01", "--out", "{tmp}/f/sub"], {"f": b"x"}, "cannot write the output into {tmp}/f: {tmp}/f is a file"),
-    ("out-in-a-pseudo-file-system", ["run", "01", "--out", "/proc/dadp-out"], {}, "cannot write the output into /proc"),
+    ("out-under-a-file", ["run", "01", "--out", "{tmp}/f/sub"], {"f": b"x"}, "cannot write the output {tmp}/f/sub: {tmp}/f is a file"),
+    ("out-in-a-pseudo-file-system", ["run", "01", "--out", "/proc/dadp-out"], {}, "cannot write the output /proc/dadp-out: No such file or directory in /proc"),
     # item 12: negative numbers, special files
     ("negative-epsilon-text", ["run", "12", *OUT, "-p", "EPSILONS", "-1e-3"], {}, "EPSILONS -0.001 is outside [0.001, 100]"),
     ("negative-k-text", ["run", "12", *OUT, "-p", "K", "-5e1"], {}, "K -50 is outside [1, 1000]"),

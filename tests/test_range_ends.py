@@ -29,15 +29,18 @@ NAMES = ("EPSILON", "EPSILONS")
 
 
 def _ends(slug: str) -> list[dict]:
-    """One set of values per end of each epsilon parameter's declared range."""
+    """Values at the ends of each epsilon parameter's declared range: one run with both
+    ends for a list, one run per end for a number."""
     sets = []
     for parameter in chapter_parameters(ROOT, slug):
         spec = parameter.spec
         if parameter.name not in NAMES or spec is None:
             continue
-        for end in (spec.low, spec.high):
-            if math.isfinite(end):
-                sets.append({parameter.name: [end] if spec.is_list else end})
+        ends = [end for end in (spec.low, spec.high) if math.isfinite(end)]
+        if spec.is_list:
+            sets.append({parameter.name: ends})
+        else:
+            sets += [{parameter.name: end} for end in ends]
     return sets
 
 

@@ -149,13 +149,15 @@ def check_replaceable(out: Path, marker: str) -> None:
 
 
 @contextmanager
-def output_parent(parent: Path) -> Iterator[None]:
-    """Create ``parent`` (and its missing ancestors) for an output; remove the folders it
-    created if the block fails, so a refused or failed run leaves no empty folders.
+def output_parent(out: Path) -> Iterator[None]:
+    """Create the folder that will hold ``out`` (and its missing ancestors); remove the
+    folders it created if the block fails, so a refused or failed run leaves no empty
+    folders.
 
-    A path that cannot be created (under a regular file, in a read-only or pseudo file
-    system, without permission) is a one-line :class:`BuildError`.
+    A path that cannot be written (under a regular file, in a read-only or pseudo file
+    system, without permission) is a one-line :class:`BuildError` naming it.
     """
+    parent = out.parent
     missing = [p for p in (parent, *parent.parents) if not p.exists()]
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -163,8 +165,9 @@ def output_parent(parent: Path) -> Iterator[None]:
     except OSError as error:
         _remove_empty(missing)
         blocker = next((p for p in (parent, *parent.parents) if _is_file(p)), None)
-        why = f"{blocker} is a file" if blocker else (error.strerror or type(error).__name__)
-        raise BuildError(f"cannot write the output into {parent}: {why}") from None
+        reason = f"{error.strerror or type(error).__name__} in {parent}"
+        why = f"{blocker} is a file" if blocker else reason
+        raise BuildError(f"cannot write the output {out}: {why}") from None
     try:
         yield
     except BaseException:

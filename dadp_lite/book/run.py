@@ -124,7 +124,7 @@ def run_chapter(
     out = Path(out or (runs_dir or root / "runs") / name).resolve()
     _check_output(out, slug)
     notebook = convert_chapter(root, slug)
-    with interruptible(), output_parent(out.parent), temp_folder(out.parent, out.name) as tmp:
+    with interruptible(), output_parent(out), temp_folder(out.parent, out.name) as tmp:
         clean_stale_temps(out.parent)
         print(f"Running {slug} with {_shown(values)} -> {out}", flush=True)
         result = execute_notebook(notebook, slug, values, scratch=tmp)

@@ -228,7 +228,7 @@ def sweep_chapter(
     }
     with (
         interruptible(),
-        output_parent(plan.out.parent),
+        output_parent(plan.out),
         _runner(todo, dask, jobs, dask_timeout, plan.out) as run,
     ):
         start_sweep(plan.out, plan.echo, plan.provenance)

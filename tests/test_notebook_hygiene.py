@@ -233,12 +233,8 @@ PENDING: dict[str, set[str]] = {
         "06-swapping-privacy",
         "07-swapping-bias",
         "08-k-anonymity-privacy",
-        "09-k-anonymity-bias",
-        "10-alpha-fairness-bounds",
-        "11-fairness-comparison",
         "12-data-release-tables",
         "13-classification",
-        "14-privacy-audits",
     },
     "cell_length": {
         "01-setting-and-data",

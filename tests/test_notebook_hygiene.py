@@ -247,7 +247,6 @@ PENDING: dict[str, set[str]] = {
         "08-k-anonymity-privacy",
         "12-data-release-tables",
         "13-classification",
-        "14-privacy-audits",
     },
     "sentences_from_package": {
         "01-setting-and-data",

@@ -257,7 +257,6 @@ PENDING: dict[str, set[str]] = {
         "07-swapping-bias",
         "08-k-anonymity-privacy",
         "09-k-anonymity-bias",
-        "10-alpha-fairness-bounds",
         "12-data-release-tables",
         "13-classification",
         "14-privacy-audits",

@@ -259,7 +259,6 @@ PENDING: dict[str, set[str]] = {
         "09-k-anonymity-bias",
         "12-data-release-tables",
         "13-classification",
-        "14-privacy-audits",
     },
 }
 #: The longest code cell a chapter may hold: lines of code as ``ruff format`` writes them

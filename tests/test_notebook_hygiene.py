@@ -256,7 +256,6 @@ PENDING: dict[str, set[str]] = {
         "06-swapping-privacy",
         "07-swapping-bias",
         "08-k-anonymity-privacy",
-        "09-k-anonymity-bias",
         "12-data-release-tables",
         "13-classification",
     },

@@ -95,10 +95,10 @@ def test_run_writes_notebook_html_and_params_echo(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     assert (out / f"{CHAPTER}.ipynb").is_file()
     notebook = json.loads((out / f"{CHAPTER}.ipynb").read_text())
-    injected = [
-        c for c in notebook["cells"] if "injected-parameters" in c["metadata"].get("tags", [])
-    ]
-    assert "K_VALUES = [2, 5]" in "".join(injected[0]["source"])
+    tagged = [c for c in notebook["cells"] if {"parameters", "injected-parameters"} & set(
+        c["metadata"].get("tags", []))]  # fmt: skip
+    assert len(tagged) == 1  # one parameters cell, with the values used
+    assert "K_VALUES = [2, 5]" in "".join(tagged[0]["source"])
     page = out / "html" / "notebooks" / f"{CHAPTER}.html"
     assert page.is_file() and (out / "html" / "index.html").is_file()
     assert "_static/mathjax/tex-chtml.js" in page.read_text()

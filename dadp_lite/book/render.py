@@ -9,7 +9,7 @@ environment was built, recorded in ``.dadp-environment.json``), and the document
 depend on a changed one are marked changed too: those that glue numbers from it, link to
 it or refer to one of its labels (Sphinx would leave their glued values and link texts
 stale). A change of a document's title, of the table of contents, of the configuration or
-of the renderer (the ``dadp_lite`` sources, which hold the Sphinx extension, or a rendering
+of the renderer (the Sphinx extension and the other :data:`RENDER_MODULES`, or a rendering
 package's version) renders everything again, as does the render after a failed one (its
 warnings must be seen again in strict mode).
 """
@@ -28,7 +28,7 @@ import yaml
 
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.outputs import temp_folder, write_atomic
-from dadp_lite.book.provenance import file_sha256, package_sources_sha256, versions
+from dadp_lite.book.provenance import file_sha256, versions
 from dadp_lite.book.stage import copy_static, resolve_chapter_links
 
 __all__ = ["render_html", "render_single_chapter", "staged_state"]
@@ -50,6 +50,9 @@ RENDER_PACKAGES = (
     "altair",
     "vl-convert-python",
 )
+#: The ``dadp_lite`` modules a render runs: the Sphinx extension, the chart assets it
+#: writes, and this module (the Jupyter Book command).
+RENDER_MODULES = ("book/sphinx_ext.py", "interactive.py", "book/render.py")
 #: Files that force a render from scratch when they change.
 _WHOLE_BOOK = ("_config.yml", "_toc.yml")
 _LABELS = re.compile(r"^\(([^)\s]+)\)=\s*$|:label:\s*(\S+)|^\s*:?name:\s*(\S+)", re.M)
@@ -81,8 +84,7 @@ def _text(path: Path) -> str:
 
 def staged_state(stage: Path) -> dict:
     """What a render depends on: every staged file's SHA-256, each document's title, and
-    the renderer (the ``dadp_lite`` sources, with its Sphinx extension, and the versions of
-    the packages that render)."""
+    the renderer (:data:`RENDER_MODULES` and the versions of the packages that render)."""
     files = {
         path.relative_to(stage).as_posix(): file_sha256(path)
         for path in sorted(stage.rglob("*"))
@@ -93,7 +95,11 @@ def staged_state(stage: Path) -> dict:
     for path in _documents(stage):
         found = _TITLE.search(_text(path))
         titles[path.relative_to(stage).with_suffix("").as_posix()] = found[1] if found else ""
-    renderer = {"dadp_lite": package_sources_sha256(), "versions": versions(RENDER_PACKAGES)}
+    import dadp_lite
+
+    package = Path(dadp_lite.__file__).resolve().parent
+    modules = {name: file_sha256(package / name) for name in RENDER_MODULES}
+    renderer = {"modules": modules, "versions": versions(RENDER_PACKAGES)}
     return {"files": files, "titles": titles, "renderer": renderer}
 
 

@@ -128,7 +128,8 @@ def _make_book(folder: Path, data: Path) -> Path:
     toc = {
         "format": "jb-book",
         "root": "book/intro",
-        "chapters": [{"file": f"notebooks/{slug}"} for slug in CHAPTERS] + [{"file": "book/reads"}],
+        "chapters": [{"file": f"notebooks/{slug}"} for slug in CHAPTERS]
+        + [{"file": "book/reads"}, {"file": "book/status"}],
     }
     (root / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
     for slug, text in CHAPTERS.items():
@@ -139,6 +140,7 @@ def _make_book(folder: Path, data: Path) -> Path:
         "{glue}`../notebooks/01-plain.ipynb::plain-total`; see "
         "{doc}`../notebooks/01-plain`.\n"
     )
+    (root / "book" / "status.md").write_text("# Execution status\n\nGenerated below.\n")
     (root / "results" / "numbers.csv").write_text("1\n2\n3\n")
     profile = {"chapters": {"01-plain": {"N": 3}, "03-user": {"DATASET": str(data / "mine.csv")}}}
     (root / "profiles" / "quick.yml").write_text(yaml.safe_dump(profile))
@@ -188,8 +190,17 @@ def parameters_cells(notebook) -> list[str]:
     return [c.source for c in notebook.cells if set(c.metadata.get("tags", [])) & set(tags)]
 
 
-def test_an_unchanged_book_executes_nothing_and_says_it_reused_each_page(toy, capsys):
+def _times(build_dir: Path) -> tuple[dict, dict]:
+    timings = json.loads((build_dir / "timings.json").read_text())
+    return timings["chapters"], timings["pages"]
+
+
+def test_force_executes_everything_and_an_unchanged_book_nothing_reused_page_by_page(toy, capsys):
+    _, build_dir, _ = toy
+    assert rebuild(toy, force=True) == {page: "--force" for page in ALL}
+    executed_times = _times(build_dir)  # times of an execution, as the status page shows them
     assert rebuild(toy) == {}
+    assert _times(build_dir) == executed_times  # reused: the same times, to the digit
     out = capsys.readouterr().out
     for page in ALL:
         assert f"  {page}" in out and "reused (executed " in out
@@ -301,10 +312,6 @@ def test_a_damaged_or_half_written_entry_is_detected_and_rebuilt(toy):
     assert rebuild(toy) == {}
 
 
-def test_force_executes_every_page_again(toy):
-    assert rebuild(toy, force=True) == {page: "--force" for page in ALL}
-
-
 def test_the_html_is_rendered_only_when_the_staged_book_changed(toy, capsys):
     root, build_dir, _ = toy
     rebuild(toy, html=True)
@@ -356,3 +363,34 @@ def test_the_execution_hash_skips_the_build_machinery_but_not_the_executor(tmp_p
         assert digest() != first
         first = digest()
     cache_module.execution_sources_sha256.cache_clear()
+
+
+def _notebook(*cells) -> str:
+    return nbformat.writes(nbformat.v4.new_notebook(cells=list(cells)))
+
+
+def test_merged_outputs_go_to_the_current_source_by_position():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    out = nbformat.v4.new_output("stream", text="2\n")
+    ran = _notebook(
+        code("N = 2", metadata={"tags": ["parameters"]}, execution_count=1),
+        md("Old prose."),
+        code("print(N)", execution_count=2, outputs=[out]),
+    )
+    source = _notebook(
+        md("# Title"),
+        code("N = 1", metadata={"tags": ["parameters"]}),
+        md("New prose."),
+        code("print(N)", metadata={"tags": ["hide-input"]}),
+    )
+    merged = nbformat.reads(cache_module.merge_outputs(source, ran.encode()).decode(), 4)
+    assert [c.source for c in merged.cells] == ["# Title", "N = 2", "New prose.", "print(N)"]
+    assert merged.cells[3].outputs == [out] and merged.cells[3].execution_count == 2
+    assert merged.cells[3].metadata["tags"] == ["hide-input"]  # tags are the source's
+    assert [c["id"] for c in merged.cells] == ["cell-0", "cell-1", "cell-2", "cell-3"]
+    again = cache_module.merge_outputs(source, ran.encode())
+    assert again == cache_module.merge_outputs(source, ran.encode())  # same bytes
+    with pytest.raises(ValueError, match="not the source's code"):
+        cache_module.merge_outputs(source.replace("print(N)", "print(N + 1)"), ran.encode())
+    with pytest.raises(ValueError, match="code cells"):
+        cache_module.merge_outputs(_notebook(code("x = 1")), ran.encode())

@@ -40,7 +40,7 @@ from dadp_lite.book.discovery import (
 )
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.execute import Execution, show_values
-from dadp_lite.book.outputs import clean_stale_temps, write_atomic
+from dadp_lite.book.outputs import clean_stale_temps, interruptible, write_atomic
 from dadp_lite.book.parameters import (
     chapter_parameters,
     effective_parameters,
@@ -207,6 +207,7 @@ def _finished(
 ) -> ChapterResult:
     """Stage (and cache) a page that ran: one parameters cell, outputs in the source."""
     executed_at = timestamp()
+    outcome.seconds = round(outcome.seconds, 2)  # as stored: a reuse shows the same status
     if outcome.error or not outcome.notebook:
         output = outcome.save(job.folder)  # as papermill wrote it, traceback included
         return ChapterResult(
@@ -346,7 +347,8 @@ def build_book(
         + ("--force: nothing reused" if force else f"reusing unchanged results from {cache.folder}")
     )
     start = time.perf_counter()
-    results, pages = execute_book(root, slugs, profile, stage, jobs, cache=cache, force=force)
+    with interruptible():  # SIGTERM stops the workers and their kernels, as Ctrl-C does
+        results, pages = execute_book(root, slugs, profile, stage, jobs, cache=cache, force=force)
     wall = time.perf_counter() - start
     timings = _timings(build_dir, profile, wall, results + pages)
     write_atomic(build_dir / "timings.json", lambda p: p.write_text(json.dumps(timings, indent=2)))

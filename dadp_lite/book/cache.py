@@ -386,13 +386,19 @@ def merge_outputs(source: str, executed: bytes) -> bytes:
 
     current = nbformat.reads(source, as_version=4)
     done = nbformat.reads(executed.decode(), as_version=4)
+    injected = [c for c in done.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    if injected:  # a source without a parameters cell: papermill's cell, on top, stays
+        cell = nbformat.v4.new_code_cell(
+            injected[0].source, metadata={"tags": ["injected-parameters"]}
+        )
+        current.cells.insert(0, cell)
     mine = [c for c in current.cells if c.cell_type == "code"]
     theirs = [c for c in done.cells if c.cell_type == "code"]
     if len(mine) != len(theirs):
         raise ValueError(f"{len(mine)} code cells in the source, {len(theirs)} executed")
     for cell, ran in zip(mine, theirs, strict=True):
         tags = ran.metadata.get("tags", [])
-        if cell.source != ran.source and "parameters" not in tags:
+        if cell.source != ran.source and not {"parameters", "injected-parameters"} & set(tags):
             raise ValueError("the executed code is not the source's code")
         cell.source = ran.source
         cell.outputs = ran.outputs

@@ -148,13 +148,25 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
     old_files = previous.get("files") or {}
     changed = {f for f in set(old_files) | set(state["files"])
                if old_files.get(f) != state["files"].get(f)}  # fmt: skip
-    fresh = (
-        not previous
-        or previous.get("strict") != strict
-        or previous.get("titles") != state["titles"]
-        or previous.get("renderer") != state["renderer"]
-        or any(name in changed for name in _WHOLE_BOOK)
-    )
+    whole = [name for name in _WHOLE_BOOK if name in changed]
+    why = [
+        text
+        for text, applies in (
+            ("no earlier render", not previous),
+            ("strict mode changed", previous and previous.get("strict") != strict),
+            ("a title changed", previous and previous.get("titles") != state["titles"]),
+            ("the renderer changed", previous and previous.get("renderer") != state["renderer"]),
+            (f"{', '.join(whole)} changed", previous and whole),
+        )
+        if applies
+    ]
+    fresh = bool(why)
+    if fresh:
+        print(f"  {builder}: rendering everything ({'; '.join(why)})", flush=True)
+    else:
+        names = sorted(changed)
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        print(f"  {builder}: {len(names)} staged file(s) changed: {shown}", flush=True)
     if not fresh:
         marked = _mark_dependents(stage, changed)
         if marked:

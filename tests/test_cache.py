@@ -129,14 +129,15 @@ def _make_book(folder: Path, data: Path) -> Path:
         "format": "jb-book",
         "root": "book/intro",
         "chapters": [{"file": f"notebooks/{slug}"} for slug in CHAPTERS]
-        + [{"file": "book/reads"}, {"file": "book/status"}],
+        + [{"file": f"book/{name}"} for name in ("reads", "summary", "status")],
     }
     (root / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
     for slug, text in CHAPTERS.items():
         (root / "notebooks" / f"{slug}.md").write_text(FRONT + textwrap.dedent(text))
     (root / "book" / "reads.md").write_text(FRONT + textwrap.dedent(PAGE))
-    (root / "book" / "intro.md").write_text(
-        "# Toy book\n\nThe plain chapter glues "
+    (root / "book" / "intro.md").write_text("# Toy book\n\nChapters and a summary.\n")
+    (root / "book" / "summary.md").write_text(  # not the root: Sphinx rewrites the root anyway
+        "# Summary\n\nThe plain chapter glues "
         "{glue}`../notebooks/01-plain.ipynb::plain-total`; see "
         "{doc}`../notebooks/01-plain`.\n"
     )
@@ -327,14 +328,21 @@ def test_the_html_is_rendered_only_when_the_staged_book_changed(toy, capsys):
     assert reads.count(assignment) == 1  # one parameters cell
     assert f'{assignment}<span class="s2">"."</span>' in reads  # the book's folder, as "."
     assert str(root) not in reads  # not the build's absolute path
+    summary = html / "book" / "summary.html"
+    assert '<span class="pre">30</span>' in summary.read_text()  # glued from 01
     source = root / "notebooks" / "01-plain.md"
     original = source.read_text()
     source.write_text(original.replace("Some prose.", "Some rendered prose."))
     try:
         assert rebuild(toy, html=True) == {}
         out = capsys.readouterr().out
-        assert "depend on a changed page): book/intro" in out  # it glues from 01
+        assert "html: 1 staged file(s) changed: notebooks/01-plain.ipynb" in out
+        assert "depend on a changed page" not in out  # the same outputs and headings
         assert "Some rendered prose." in page.read_text()
+        source.write_text(original.replace("N * 10, display", "N * 1000, display"))
+        assert rebuild(toy, html=True) == {"notebooks/01-plain": "code changed (code cell 2 of 2)"}
+        assert "depend on a changed page): book/summary" in capsys.readouterr().out  # it glues
+        assert '<span class="pre">3000</span>' in summary.read_text()  # not Sphinx's stale 30
     finally:
         source.write_text(original)
 

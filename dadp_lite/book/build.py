@@ -359,7 +359,7 @@ def build_book(
         return stage / "notebooks"
     stage_book(root, stage, slugs, results, profile, timings["book_wall_seconds"], jobs, pages)
     out = render_html(stage, build_dir)
-    print(f"Book built in {time.perf_counter() - start:.0f} s: {out / 'index.html'}")
+    print(f"Book built in {time.perf_counter() - start:.1f} s: {out / 'index.html'}")
     return out
 
 

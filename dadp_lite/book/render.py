@@ -1,21 +1,24 @@
 """Jupyter Book 1.x HTML: the whole staged book, or one executed chapter on its own.
 
-Rendering is incremental. Each render records the SHA-256 of every staged file and each
-document's title (``<build>/jb/.dadp-<builder>-rendered.json``); when the stage is
-unchanged since the last successful render of the same builder, nothing is rendered again.
-Otherwise Jupyter Book runs with Sphinx's own environment cache, which the ``html`` and
-``singlehtml`` builders share (Sphinx reads again only the documents changed since the
-environment was built, recorded in ``.dadp-environment.json``), and the documents that
-depend on a changed one are marked changed too: those that glue numbers from it, link to
-it or refer to one of its labels (Sphinx would leave their glued values and link texts
-stale). A change of a document's title, of the table of contents, of the configuration or
-of the renderer (the Sphinx extension and the other :data:`RENDER_MODULES`, or a rendering
-package's version) renders everything again, as does the render after a failed one (its
-warnings must be seen again in strict mode).
+Rendering is incremental. Each render records the SHA-256 of every staged file and what
+each document shows other pages (``<build>/jb/.dadp-<builder>-rendered.json``); when the
+stage is unchanged since the last successful render of the same builder, nothing is
+rendered again. Otherwise Jupyter Book runs with Sphinx's own environment cache, which the
+``html`` and ``singlehtml`` builders share (Sphinx reads again only the documents changed
+since the environment was built, recorded in ``.dadp-environment.json``), and the
+documents that depend on a changed one are marked changed too, since Sphinx would leave
+them stale: those that glue numbers from a notebook whose outputs changed, and those that
+link to a document or refer to its labels when its headings or labels changed. A prose
+edit that keeps the headings renders that page alone. A change of a document's title, of
+the table of contents, of the configuration or of the renderer (the Sphinx extension and
+the other :data:`RENDER_MODULES`, or a rendering package's version) renders everything
+again, as does the render after a failed one (its warnings must be seen again in strict
+mode).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -55,8 +58,11 @@ RENDER_PACKAGES = (
 RENDER_MODULES = ("book/sphinx_ext.py", "interactive.py", "book/render.py")
 #: Files that force a render from scratch when they change.
 _WHOLE_BOOK = ("_config.yml", "_toc.yml")
-_LABELS = re.compile(r"^\(([^)\s]+)\)=\s*$|:label:\s*(\S+)|^\s*:?name:\s*(\S+)", re.M)
+_LABELS = re.compile(
+    r"^\(([^)\s]+)\)=\s*$|:label:\s*(\S+)|^\s*:?name:\s*(\S+)|\$\$\s*\((\S+)\)\s*$", re.M
+)
 _TITLE = re.compile(r"^# (.+)$", re.M)
+_HEADINGS = re.compile(r"^#{1,6} .+$", re.M)
 
 
 def _documents(stage: Path) -> list[Path]:
@@ -70,62 +76,105 @@ def _documents(stage: Path) -> list[Path]:
     ]
 
 
+def _cells(path: Path) -> list[dict]:
+    try:
+        cells = json.loads(path.read_text())["cells"]
+    except (ValueError, KeyError, TypeError):
+        return []
+    return cells if isinstance(cells, list) else []
+
+
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
 def _text(path: Path) -> str:
     """A document's text (a notebook's Markdown cells; outputs left out)."""
     if path.suffix != ".ipynb":
         return path.read_text()
-    try:
-        cells = json.loads(path.read_text())["cells"]
-    except (ValueError, KeyError):
-        return ""
-    sources = [c.get("source", "") for c in cells if c.get("cell_type") == "markdown"]
-    return "\n".join("".join(s) if isinstance(s, list) else s for s in sources)
+    return "\n".join(_source(c) for c in _cells(path) if c.get("cell_type") == "markdown")
+
+
+def _document(path: Path) -> dict:
+    """What other pages can see of a document: its title, its structure (headings and
+    labelled targets: the texts and numbers of links to it), its labels, and (a notebook)
+    the hash of its outputs (the numbers other pages glue from it)."""
+    text = _text(path)
+    title = _TITLE.search(text)
+    labels = sorted({label for groups in _LABELS.findall(text) for label in groups if label})
+    structure = _HEADINGS.findall(text) + [m.group(0) for m in _LABELS.finditer(text)]
+    outputs = ""
+    if path.suffix == ".ipynb":
+        cells = [c.get("outputs", []) for c in _cells(path) if c.get("cell_type") == "code"]
+        outputs = hashlib.sha256(json.dumps(cells, sort_keys=True).encode()).hexdigest()
+    return {
+        "title": title[1] if title else "",
+        "structure": hashlib.sha256("\n".join(structure).encode()).hexdigest(),
+        "labels": labels,
+        "outputs": outputs,
+    }
 
 
 def staged_state(stage: Path) -> dict:
-    """What a render depends on: every staged file's SHA-256, each document's title, and
-    the renderer (:data:`RENDER_MODULES` and the versions of the packages that render)."""
+    """What a render depends on: every staged file's SHA-256, what each document shows
+    other pages (:func:`_document`), and the renderer (:data:`RENDER_MODULES` and the
+    versions of the packages that render)."""
     files = {
         path.relative_to(stage).as_posix(): file_sha256(path)
         for path in sorted(stage.rglob("*"))
         if path.is_file()
         and not any(part.startswith(".") for part in path.relative_to(stage).parts)
     }
-    titles = {}
-    for path in _documents(stage):
-        found = _TITLE.search(_text(path))
-        titles[path.relative_to(stage).with_suffix("").as_posix()] = found[1] if found else ""
+    documents = {
+        path.relative_to(stage).with_suffix("").as_posix(): _document(path)
+        for path in _documents(stage)
+    }
     import dadp_lite
 
     package = Path(dadp_lite.__file__).resolve().parent
     modules = {name: file_sha256(package / name) for name in RENDER_MODULES}
     renderer = {"modules": modules, "versions": versions(RENDER_PACKAGES)}
-    return {"files": files, "titles": titles, "renderer": renderer}
+    return {"files": files, "documents": documents, "renderer": renderer}
 
 
-def _mark_dependents(stage: Path, changed: set[str]) -> list[str]:
-    """Touch the documents that glue from, link to or refer to a changed document, so that
-    Sphinx reads and writes them again; returns their names."""
+def _titles(state: dict) -> dict:
+    return {name: doc.get("title") for name, doc in (state.get("documents") or {}).items()}
+
+
+def _mark_dependents(stage: Path, before: dict, after: dict) -> list[str]:
+    """Touch the documents that depend on a changed one, so that Sphinx reads and writes
+    them again (it would not: their glued numbers and link texts would stay stale); returns
+    their names. A document whose outputs changed: those that glue from it. One whose
+    structure changed (a heading or label added, removed or renamed): those that link to
+    it or refer to one of its labels, old or new."""
+    old, new = before.get("documents") or {}, after.get("documents") or {}
     docs = {path.relative_to(stage).with_suffix("").as_posix(): path for path in _documents(stage)}
-    changed_docs = {name for name in docs if any(f.startswith(name + ".") for f in changed)}
-    if not changed_docs:
+    glued, referred = set(), set()
+    for name, doc in new.items():
+        earlier = old.get(name) or {}
+        if doc.get("outputs") != earlier.get("outputs"):
+            glued.add(name)
+        if doc.get("structure") != earlier.get("structure"):
+            referred.add(name)
+    if not glued and not referred:
         return []
-    texts = {name: _text(path) for name, path in docs.items()}
+    stems = {Path(name).name for name in referred}
     labels = {
         label
-        for name in changed_docs
-        for groups in _LABELS.findall(texts[name])
-        for label in groups
-        if label
+        for name in referred
+        for label in [*new[name]["labels"], *(old.get(name) or {}).get("labels", [])]
     }
-    stems = {Path(name).name for name in changed_docs}
+    sources = {f"{Path(name).name}{suffix}::" for name in glued for suffix in (".ipynb", ".md")}
     marked = []
-    for name, text in texts.items():
-        if name in changed_docs:
+    for name, path in docs.items():
+        if name in glued | referred:
             continue
-        linked = any(f"/{stem}" in text or f"`{stem}" in text for stem in stems)
-        if linked or any(f"`{label}" in text or f"<{label}>" in text for label in labels):
-            os.utime(docs[name])
+        text = _text(path)
+        hit = any(source in text for source in sources)
+        hit = hit or any(f"/{stem}" in text or f"`{stem}" in text for stem in stems)
+        if hit or any(f"`{label}" in text or f"<{label}>" in text for label in labels):
+            os.utime(path)
             marked.append(name)
     return marked
 
@@ -154,7 +203,7 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
         for text, applies in (
             ("no earlier render", not previous),
             ("strict mode changed", previous and previous.get("strict") != strict),
-            ("a title changed", previous and previous.get("titles") != state["titles"]),
+            ("a title changed", previous and _titles(previous) != _titles(state)),
             ("the renderer changed", previous and previous.get("renderer") != state["renderer"]),
             (f"{', '.join(whole)} changed", previous and whole),
         )
@@ -168,7 +217,7 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         print(f"  {builder}: {len(names)} staged file(s) changed: {shown}", flush=True)
     if not fresh:
-        marked = _mark_dependents(stage, changed)
+        marked = _mark_dependents(stage, previous, state)
         if marked:
             print(f"  {builder}: also rendered again (they depend on a changed page): "
                   + ", ".join(marked), flush=True)  # fmt: skip

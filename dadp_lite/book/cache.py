@@ -45,7 +45,7 @@ from pathlib import Path
 
 from dadp_lite.book.execute import Execution
 from dadp_lite.book.outputs import atomic_replace, clean_stale_temps, temp_folder
-from dadp_lite.book.provenance import file_sha256, folder_hashes, versions
+from dadp_lite.book.provenance import NUMERIC_PACKAGES, file_sha256, folder_hashes, versions
 
 __all__ = [
     "CACHED_PACKAGES",
@@ -70,14 +70,7 @@ NOTEBOOK = "notebook.ipynb"
 FILES = "files"
 #: Packages whose versions are part of every key: those that compute numbers or draw.
 CACHED_PACKAGES = (
-    "numpy",
-    "scipy",
-    "pandas",
-    "scikit-learn",
-    "anonypy",
-    "dp-accounting",
-    "threadpoolctl",
-    "dadp-lite",
+    *NUMERIC_PACKAGES,
     "matplotlib",
     "matplotlib-inline",
     "altair",
@@ -192,19 +185,22 @@ def _changes(old: Mapping, new: Mapping) -> str:
             shown = ", ".join(map(str, cells[:3])) + (", ..." if len(cells) > 3 else "")
             reasons.append(f"code changed (code cell {shown} of {len(after)})")
     if old.get("parameters") != new.get("parameters"):
-        a, b = old.get("parameters") or {}, new.get("parameters") or {}
-        names = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-        shown = ", ".join(f"{k} {a.get(k, 'default')} -> {b.get(k, 'default')}" for k in names)
+        shown = _changed(old.get("parameters"), new.get("parameters"), missing="default")
         reasons.append(f"parameters changed ({shown})")
     if old.get("profile") != new.get("profile"):
         reasons.append(f"profile changed ({old.get('profile')} -> {new.get('profile')})")
     if old.get("versions") != new.get("versions"):
-        a, b = old.get("versions") or {}, new.get("versions") or {}
-        names = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-        shown = ", ".join(f"{k} {a.get(k)} -> {b.get(k)}" for k in names)
+        shown = _changed(old.get("versions"), new.get("versions"), missing="None")
         reasons.append(f"package versions changed ({shown})")
     reasons += [text for field, text in _FIELDS.items() if old.get(field) != new.get(field)]
     return "; ".join(reasons)
+
+
+def _changed(old: Mapping | None, new: Mapping | None, missing: str) -> str:
+    """``"name old -> new, ..."`` for the names whose values differ (``missing`` where absent)."""
+    a, b = old or {}, new or {}
+    names = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return ", ".join(f"{k} {a.get(k, missing)} -> {b.get(k, missing)}" for k in names)
 
 
 @dataclass(frozen=True)

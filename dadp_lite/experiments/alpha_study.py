@@ -122,12 +122,12 @@ def bias_check(
 ) -> dict[str, float]:
     """Simulated releases ``(reps, n_cells)`` against the exact bias, in Bernstein limits.
 
-    ``largest gap / limit``: the largest over cells of |mean release - true - bias| over
-    its limit (:func:`~dadp_lite.verification.bernstein_limit` at false failure 1e-6 over
-    ``n_tests`` cells, plus round-off); ``alpha gap / limit``: the pair estimate of alpha
-    (cells of the largest and smallest exact bias) against the exact alpha, over its limit
-    among ``n_alpha_tests`` comparisons (variance at most (sigma_i + sigma_j)^2 whatever
-    the correlation, range the sum). A ratio above 1 fails the check.
+    ``largest gap / limit``: the largest over cells of the absolute gap (mean release minus
+    true minus bias) over its limit (:func:`~dadp_lite.verification.bernstein_limit` at
+    false failure 1e-6 over ``n_tests`` cells, plus round-off). ``alpha gap / limit``: the
+    pair estimate of alpha (cells of the largest and smallest exact bias) against the
+    exact alpha, over its limit among ``n_alpha_tests`` comparisons (variance at most
+    (sigma_i + sigma_j)^2 whatever the correlation, range the sum). A ratio above 1 fails.
     """
     released = np.asarray(released, dtype=float)
     true = np.asarray(true, dtype=float)

@@ -352,6 +352,25 @@ def test_dg_exact_deltas_against_the_privacy_loss_distribution():
     assert errata.result("dg-guarantee").status.word == "loose"  # valid and conservative
 
 
+def test_dg_guarantee_qualifier_names_the_computed_threshold_only_where_the_grid_reaches_it():
+    """Both branches: a grid below the threshold gets no qualifier; a grid past it gets the
+    exact threshold (not its first grid point), which the vacuity rule confirms on each side."""
+    from dadp_lite.errata.baselines import dg_guarantee_qualifier
+    from dadp_lite.theory import discrete_gaussian_delta_as_printed as printed
+    from dadp_lite.theory import discrete_gaussian_vacuous_from
+
+    threshold = discrete_gaussian_vacuous_from(st.VACUOUS_GAP)
+    assert st.vacuous(printed(threshold * (1 + 1e-9))) and not st.vacuous(
+        printed(threshold * (1 - 1e-9))
+    )
+    assert dg_guarantee_qualifier((0.5, 1.0)) == ""
+    assert dg_guarantee_qualifier((0.5, 1.0, 2.0, 4.0)) == f"vacuous from ε = {threshold:.3f}"
+    found = errata.result("dg-guarantee")
+    assert found.status.qualifier == f"vacuous from ε = {threshold:.3f}"
+    assert found.values["vacuous-from"] == threshold
+    assert "^" not in found.status.qualifier
+
+
 def test_dg_delta_column_understates_the_exact_delta_of_the_stated_noise():
     """The issue's numbers: 0.017 against 0.097 at epsilon 2, 3E-4 against 0.176 at 4."""
     found = errata.result("dg-delta-column")

@@ -47,7 +47,7 @@ def test_declarations_in_the_parameters_cell_and_the_vocabulary_give_every_type(
     declared = {p.name: p for p in chapter_parameters(toy_book, "00-toy")}
     assert declared["X"].spec == Spec("int", low=0, high=10, low_open=False, high_open=False)
     assert declared["X"].meaning == "the toy's input" and declared["X"].origin == "declared"
-    assert declared["EPSILON"].spec.describe() == "float in (0, inf)"
+    assert declared["EPSILON"].spec.describe() == "float in [0.001, 100]"
     assert declared["SEED"].origin == "vocabulary" and declared["SEED"].spec.check(0) == 0
     assert declared["LABELS"].spec == Spec("str", is_list=True)
 

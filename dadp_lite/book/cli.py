@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -19,12 +20,22 @@ from dadp_lite.book.discovery import book_root, resolve_chapter
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.parameters import PROFILES, chapter_parameters, parse_assignments
 from dadp_lite.book.yamlio import load_yaml_file
+from dadp_lite.resources import LONG_ENV
 
 __all__ = ["main"]
 
 
+#: What argparse must read as a value, not an option: negative numbers in any notation
+#: (``-1e-3``, ``-5e1``, ``-.5``, ``-.inf``), so ``-p EPSILONS -1e-3`` reaches the checks.
+_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^-\.(?:inf|Inf|INF)$")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a malformed command line like any refused input (exit 1)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message: str) -> None:
         raise BuildError(f"{message} (see '{self.prog} --help')")
@@ -49,10 +60,16 @@ def _add_value_options(command: argparse.ArgumentParser) -> None:
         help="start from this profile's values (default: the chapter's own defaults)",
     )
     command.add_argument("--out", type=Path, default=None, help="output folder")
+    command.add_argument(
+        "--allow-long",
+        action="store_true",
+        help="let the chapter run computations estimated to take more than an hour",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dadp-book", description="Build and rerun the chapters of dadp-book.")
+    parser.set_defaults(allow_long=False)
     parser.add_argument("--root", type=Path, default=None, help="book folder (default: search up)")
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="execute every chapter with papermill, render the HTML")
@@ -203,6 +220,11 @@ def _cmd_grade(root: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_line(message: str) -> str:
+    """An error on one line (a failure reported by a tool may span several)."""
+    return " ".join(message.split())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``dadp-book`` command."""
     handlers = {
@@ -214,12 +236,15 @@ def main(argv: list[str] | None = None) -> int:
         "course": _cmd_course,
         "grade": _cmd_grade,
     }
+    previous = os.environ.get(LONG_ENV)
     try:
         args = _parser().parse_args(argv)
+        if args.allow_long:  # the kernels inherit it (dadp_lite.resources)
+            os.environ[LONG_ENV] = "1"
         root = None if args.command in ("glue", "grade") else book_root(args.root)
         return handlers[args.command](root, args)
     except BuildError as error:
-        print(f"dadp-book: error: {error}", file=sys.stderr)
+        print(f"dadp-book: error: {_one_line(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("dadp-book: interrupted; temporary folders removed", file=sys.stderr)
@@ -227,6 +252,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped (``| head``)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as error:  # a disk that is full or read-only, a path under a file, ...
+        where = f": {error.filename}" if error.filename else ""
+        reason = error.strerror or type(error).__name__
+        print(f"dadp-book: error: {reason}{where}", file=sys.stderr)
+        return 1
+    finally:
+        if previous is None:
+            os.environ.pop(LONG_ENV, None)
+        else:
+            os.environ[LONG_ENV] = previous
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ bytes on 1 or N cores, locally or on Dask).
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 import time
 import uuid
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from jupyter_client import AsyncKernelManager
 
-from dadp_lite.book.outputs import temp_folder
+from dadp_lite.book.outputs import remove_stale_sockets, temp_folder
 from dadp_lite.book.provenance import environment
 
 __all__ = ["KERNEL_ENVIRONMENT", "Execution", "describe_failure", "execute_notebook"]
@@ -51,10 +52,15 @@ class PinnedKernelManager(AsyncKernelManager):
 
     async def start_kernel(self, **kw: object) -> None:
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENVIRONMENT}
+        remove_stale_sockets(Path(tempfile.gettempdir()), "dadp-kernel-")  # of killed kernels
         self.transport = "ipc"
         # a short, unique prefix (a Unix socket path holds at most 107 bytes); jupyter_client
         # removes the socket files when the kernel shuts down
         self.ip = os.path.join(tempfile.gettempdir(), f"dadp-kernel-{uuid.uuid4().hex[:12]}")
+        # the kernel's own log (cell output goes through its channels) stays off our
+        # terminal: "KeyboardInterrupt caught in kernel" at every shutdown, "Parent appears
+        # to have exited" after an interrupted run
+        kw.update(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         await super().start_kernel(**kw)
 
 

@@ -364,9 +364,9 @@ def test_dg_guarantee_qualifier_names_the_computed_threshold_only_where_the_grid
         printed(threshold * (1 - 1e-9))
     )
     assert dg_guarantee_qualifier((0.5, 1.0)) == ""
-    assert dg_guarantee_qualifier((0.5, 1.0, 2.0, 4.0)) == f"vacuous from ε = {threshold:.3f}"
+    assert dg_guarantee_qualifier((0.5, 1.0, 2.0, 4.0)) == f"vacuous from ε = {threshold:.2f}"
     found = errata.result("dg-guarantee")
-    assert found.status.qualifier == f"vacuous from ε = {threshold:.3f}"
+    assert found.status.qualifier == f"vacuous from ε = {threshold:.2f}"
     assert found.values["vacuous-from"] == threshold
     assert "^" not in found.status.qualifier
 

@@ -175,7 +175,7 @@ def dg_guarantee_qualifier(epsilons: object) -> str:
     printed = np.atleast_1d(baselines.discrete_gaussian_delta_as_printed(epsilons))
     if not any(vacuous(d) for d in printed):
         return ""
-    return f"vacuous from ε = {baselines.discrete_gaussian_vacuous_from(VACUOUS_GAP):.3f}"
+    return f"vacuous from ε = {baselines.discrete_gaussian_vacuous_from(VACUOUS_GAP):.2f}"
 
 
 def dg_guarantee(*, epsilons: tuple[float, ...], adjacency: str) -> Result:

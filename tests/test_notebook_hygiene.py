@@ -237,7 +237,6 @@ PENDING: dict[str, set[str]] = {
         "14-privacy-audits",
     },
     "cell_length": {
-        "03-laplace-and-discrete-gaussian",
         "05-cell-suppression-bias",
         "06-swapping-privacy",
         "07-swapping-bias",
@@ -250,7 +249,6 @@ PENDING: dict[str, set[str]] = {
         "14-privacy-audits",
     },
     "sentences_from_package": {
-        "03-laplace-and-discrete-gaussian",
         "05-cell-suppression-bias",
         "06-swapping-privacy",
         "07-swapping-bias",

@@ -55,3 +55,34 @@ def test_delta_column_within_its_round_off_is_not_below():
 def test_delta_column_refuses_a_bad_round_off(round_off):
     with pytest.raises(ValueError, match="round_off"):
         s.dg_delta_column([1.0], [0.1], [0.1], round_off=round_off)
+
+
+LAPLACE = dict(printed_bound=[5.0, 5.0], true_alpha=[2.0, 1.0], simulated_mean=[3.0, 2.0],
+               simulated_sd=[0.5, 0.5], replicates=3)  # fmt: skip
+
+
+def test_laplace_alpha_compares_the_paper_at_its_own_repetitions():
+    from dadp_lite.paper import PAPER_REPS
+
+    out = s.laplace_alpha(**LAPLACE, paper=[3.1, float("nan")], reps=PAPER_REPS)
+    assert out["status-alpha-laplace-bound"] == "loose"  # 5 against 1: far above
+    assert out["alpha_noise_word"] == out["status-laplace-alpha-noise"] == "reproduced"
+    assert out["z_paper_max"] == pytest.approx(0.1 / (0.5 * (1 + 1 / 3) ** 0.5))
+    far = s.laplace_alpha(**LAPLACE, paper=[30.0, float("nan")], reps=PAPER_REPS)
+    assert far["alpha_noise_word"] != "reproduced"
+
+
+def test_laplace_alpha_at_other_repetitions_is_not_compared():
+    out = s.laplace_alpha(**LAPLACE, paper=[3.1, 2.2], reps=7)
+    assert out["alpha_noise_word"] == s.NOT_COMPARED
+    assert "status-laplace-alpha-noise" not in out and "z_paper_max" in out
+
+
+def test_laplace_alpha_without_printed_values_has_no_z():
+    out = s.laplace_alpha(**LAPLACE, paper=[float("nan")] * 2, reps=200)
+    assert out["alpha_noise_word"] == s.NOT_COMPARED and "z_paper_max" not in out
+
+
+def test_laplace_alpha_bound_below_the_truth_is_wrong():
+    out = s.laplace_alpha(**{**LAPLACE, "printed_bound": [1.0, 1.0]}, paper=[3.0, 2.0], reps=7)
+    assert out["status-alpha-laplace-bound"] == "wrong"

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from dadp_lite import errata
 from dadp_lite.summaries import privacy_audits as pa
@@ -49,7 +50,7 @@ def test_swapping_refutations_count_the_certified_and_the_trials_still_needed():
     assert none["aud-sw-needed-max"] == 1000.0  # no finite count: the audit's own
 
 
-def test_discrete_gaussian_values_are_nan_where_nothing_is_vacuous_or_certified():
+def test_discrete_gaussian_values_are_nan_where_nothing_is_certified():
     curves = pd.DataFrame(
         {
             "mechanism": "discrete_gaussian",
@@ -62,9 +63,11 @@ def test_discrete_gaussian_values_are_nan_where_nothing_is_vacuous_or_certified(
         {"mechanism": "discrete_gaussian", "epsilon": [1.0, 2.0], "certified wrong": [False, True]}
     )
     values = pa.discrete_gaussian_values(wrong, curves, gap=1e-3)
-    assert values == {"aud-dg-vacuous": 2.0, "aud-dg-peak": 2.0, "aud-dg-eps-min": 2.0}
-    none = pa.discrete_gaussian_values(wrong.assign(**{"certified wrong": False}), curves, 1e-6)
-    assert math.isnan(none["aud-dg-vacuous"]) and math.isnan(none["aud-dg-eps-min"])
+    vacuous = 2 - 2 * math.sqrt(-2 * math.log(1 - 1e-3))  # delta = exp(-(1 - eps/2)^2 / 2)
+    assert values["aud-dg-vacuous"] == pytest.approx(vacuous, rel=1e-12)
+    assert values["aud-dg-peak"] == 2.0 and values["aud-dg-eps-min"] == 2.0
+    none = pa.discrete_gaussian_values(wrong.assign(**{"certified wrong": False}), curves, 1e-3)
+    assert math.isnan(none["aud-dg-eps-min"])
 
 
 def test_traditional_tightness_and_fraction_values():

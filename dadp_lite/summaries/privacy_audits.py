@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from dadp_lite import errata
+from dadp_lite.theory.baselines import discrete_gaussian_vacuous_from
 
 __all__ = [
     "bug_values",
@@ -52,17 +53,17 @@ def swapping_refutation_values(wrong: pd.DataFrame, trials: int) -> dict:
 
 
 def discrete_gaussian_values(wrong: pd.DataFrame, curves: pd.DataFrame, gap: float) -> dict:
-    """The discrete Gaussian's exact curve (columns mechanism, epsilon, printed, exact):
-    the first epsilon where the printed delta is vacuous (within ``gap`` of 1) and the
-    epsilon where the exact delta peaks; and the smallest epsilon at which the audit
-    proves the tables' column wrong. NaN where there is none (glue these with
-    ``myst_nb.glue``: :func:`dadp_lite.summaries.glue_all` refuses NaN)."""
+    """The discrete Gaussian: the epsilon from which its printed delta is vacuous (within
+    ``gap`` of 1; :func:`~dadp_lite.theory.discrete_gaussian_vacuous_from`, the same value
+    as chapter 3 and the errata), the epsilon where the exact curve (columns mechanism,
+    epsilon, exact) peaks, and the smallest epsilon at which the audit proves the tables'
+    column wrong: NaN where there is none (glue it with ``myst_nb.glue``:
+    :func:`dadp_lite.summaries.glue_all` refuses NaN)."""
     curve = curves[curves["mechanism"] == "discrete_gaussian"]
-    vacuous = curve.loc[1 - curve["printed"] < gap, "epsilon"]
     rows = wrong[wrong["mechanism"] == "discrete_gaussian"]
     certified = rows.loc[rows["certified wrong"], "epsilon"]
     return {
-        "aud-dg-vacuous": float(vacuous.min()) if len(vacuous) else float("nan"),
+        "aud-dg-vacuous": discrete_gaussian_vacuous_from(gap),
         "aud-dg-peak": float(curve.loc[curve["exact"].idxmax(), "epsilon"]),
         "aud-dg-eps-min": float(certified.min()) if len(certified) else float("nan"),
     }

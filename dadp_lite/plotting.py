@@ -36,7 +36,9 @@ __all__ = [
     "mechanism_color",
     "mechanism_linestyle",
     "mechanism_marker",
+    "plot_audit_tightness",
     "plot_k_anonymity_sweep",
+    "plot_privacy_profiles",
     "use_style",
 ]
 
@@ -201,3 +203,124 @@ def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -
         handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False
     )
     fig.tight_layout(rect=(0, 0.08, 1, 1))
+
+
+def plot_privacy_profiles(
+    profiles: pd.DataFrame, curves: pd.DataFrame, *, epsilons: Sequence[float], confidence: float
+):
+    """Delta against epsilon, one panel per registered mechanism (and one for the legend):
+    the exact worst case (black), the printed delta (dashed) and the tables' reading where
+    it differs (dotted), and the audited lower bound (markers, bar up to the estimate).
+
+    ``profiles`` holds the audits (``dadp_lite.audit.audit_profile``; columns mechanism,
+    epsilon, exact, printed, reading, delta_lower_figure, delta_estimate_figure),
+    ``curves`` the exact curves of the private mechanisms on a fine grid
+    (``dadp_lite.audit.exact_curves``); ``confidence`` is the audits' figure confidence.
+    """
+    from matplotlib.ticker import NullFormatter
+
+    n_rows = -(-(len(REGISTRY) + 1) // 4)  # one panel per mechanism and one for the legend
+    fig, axes = plt.subplots(n_rows, 4, figsize=(12, 2.8 * n_rows), sharex=True, sharey=True)
+    orange = mechanism_color("bound")
+    for ax, entry in zip(axes.flat, REGISTRY.values()):
+        part = profiles[profiles["mechanism"] == entry.name]
+        line = curves[curves["mechanism"] == entry.name] if entry.private else part
+        ax.plot(line["epsilon"], line["exact"], color="k", lw=1.5)
+        ax.plot(line["epsilon"], line["printed"], "--", color=orange)
+        if line["reading"].notna().any() and not np.allclose(line["reading"], line["printed"]):
+            ax.plot(line["epsilon"], line["reading"], ":", color=orange, lw=2)
+        upper = np.maximum(part["delta_estimate_figure"] - part["delta_lower_figure"], 0)
+        ax.errorbar(
+            part["epsilon"],
+            part["delta_lower_figure"],
+            yerr=[0 * upper, upper],
+            fmt="o",
+            ms=4,
+            color=entry.color,
+            capsize=2,
+        )
+        ax.text(0.03, 0.97, entry.label, transform=ax.transAxes, va="top", fontsize="small")
+        ax.set(xscale="log", ylim=(-0.03, 1.2), yticks=[0, 0.25, 0.5, 0.75, 1])
+    ticks = [e for e in (0.1, 0.25, 0.5, 1, 2, 4) if min(epsilons) <= e <= max(epsilons)]
+    axes.flat[0].set_xticks(ticks, [f"{e:g}" for e in ticks])
+    axes.flat[0].xaxis.set_minor_formatter(NullFormatter())
+    handles = [
+        plt.Line2D([], [], color="k", label="exact (worst case)"),
+        plt.Line2D([], [], ls="--", color=orange, label="printed"),
+        plt.Line2D([], [], ls=":", lw=2, color=orange, label="tables' reading"),
+        plt.Line2D(
+            [],
+            [],
+            marker="o",
+            ls="",
+            color="grey",
+            label=f"audited, {confidence:.0%} (bar: estimate)",
+        ),
+    ]
+    for ax in axes.flat[len(REGISTRY) :]:
+        ax.axis("off")
+    axes.flat[len(REGISTRY)].legend(handles=handles, loc="center", frameon=False)
+    for ax in axes[-1]:
+        ax.set_xlabel("epsilon")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("delta")
+    fig.tight_layout()
+    return fig
+
+
+def plot_audit_tightness(
+    tightness: pd.DataFrame,
+    profiles: pd.DataFrame,
+    *,
+    epsilon: float,
+    share: float,
+    confidence: float,
+    epsilons: Sequence[float],
+):
+    """How tight the audits are. Left: the certified epsilon of Laplace calibrated at
+    ``epsilon`` against the trials per side (``tightness``: columns "trials per side",
+    "certified epsilon"), with the true epsilon and the required ``share`` of it. Right:
+    per mechanism and epsilon, the "fraction reached" of ``profiles`` (circle: of delta,
+    square: of epsilon, per its "measured on" column; "-" rows are left out), one colour
+    and one marker offset per epsilon."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.2), width_ratios=(1, 1.3))
+    left.plot(
+        tightness["trials per side"],
+        tightness["certified epsilon"],
+        "o-",
+        color=mechanism_color("laplace"),
+        label=f"certified epsilon at delta = 0 ({confidence:.0%})",
+    )
+    left.axhline(epsilon, color="grey", lw=1, label="true epsilon")
+    left.axhline(share * epsilon, color="grey", ls="--", lw=1, label=f"{share:.0%} of it")
+    left.set(xscale="log", xlabel="trials per side", ylabel="epsilon", ylim=(0, 1.1 * epsilon))
+    left.legend(loc="lower right", fontsize="small")
+    colors = epsilon_colors(epsilons)
+    order = sorted(colors)
+    # each epsilon a row of its own inside the mechanism's band: position as well as colour
+    offset = {e: 0.3 - 0.6 * i / max(len(order) - 1, 1) for i, e in enumerate(order)}
+    rows = {name: i for i, name in enumerate(REGISTRY)}
+    fraction = profiles.set_index(["mechanism", "epsilon", "measured on"])["fraction reached"]
+    for (name, eps, on), value in fraction.items():
+        if on != "-":
+            y = -rows[name] + offset[float(eps)]
+            right.plot(value, y, "o" if on == "delta" else "s", color=colors[eps], ms=5)
+    right.set_yticks(
+        [-i for i in rows.values()], [REGISTRY[n].label for n in rows], fontsize="small"
+    )
+    right.set(
+        xlabel="fraction of the exact value reached (circle: delta, square: epsilon)",
+        xlim=(0, 1.03),
+    )
+    right.legend(
+        handles=[
+            plt.Line2D([], [], marker="o", ls="", color=colors[e], label=f"epsilon = {e:g}")
+            for e in order
+        ],
+        title="top to bottom in each row",
+        title_fontsize="x-small",
+        fontsize="x-small",
+        loc="lower left",
+    )
+    fig.tight_layout()
+    return fig

@@ -72,19 +72,12 @@ KNOWN_CHAPTER_DEBRIS: dict[str, dict[str, int]] = {
     "notebooks/06-swapping-privacy": {"overflow": 3, "dataframe": 5, "parameter_name": 2},
     "notebooks/07-swapping-bias": {"dataframe": 1, "parameter_name": 2},
     "notebooks/08-k-anonymity-privacy": {"overflow": 2, "dataframe": 5},
-    "notebooks/09-k-anonymity-bias": {"overflow": 2, "dataframe": 3},
-    "notebooks/14-privacy-audits": {
-        "overflow": 1, "dataframe": 4, "truncated": 6, "parameter_name": 3,
-    },
-    "notebooks/10-alpha-fairness-bounds": {"overflow": 6, "dataframe": 4, "parameter_name": 1},
-    "notebooks/11-fairness-comparison": {"overflow": 1, "dataframe": 3},
     # "overflow": inline formulas wider than a phone's column, cut by the theme's
     # span.math {overflow: hidden}: make them display formulas (or split them)
     "notebooks/12-data-release-tables": {
         "dataframe": 3, "truncated": 4, "parameter_name": 1, "overflow": 1,
     },
     "notebooks/13-classification": {"dataframe": 1, "parameter_name": 1},
-    "book/performance": {"dataframe": 3},
 }  # fmt: skip
 
 pytestmark = pytest.mark.book

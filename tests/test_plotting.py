@@ -66,3 +66,54 @@ def test_k_anonymity_sweep_marks_each_epsilon_with_its_own_marker():
     dp = [m for label, m in markers.items() if "epsilon" in label]
     assert len(dp) == 3 and len(set(dp)) == 3
     plt.close(fig)
+
+
+def _audit_frames():
+    """Small profiles and curves frames with the columns the audit figures read."""
+    rows, curve_rows = [], []
+    for name, entry in REGISTRY.items():
+        for i, eps in enumerate((0.5, 1.0, 2.0)):
+            rows.append(
+                {
+                    "mechanism": name,
+                    "epsilon": eps,
+                    "exact": 0.5,
+                    "printed": 0.4,
+                    "reading": np.nan,
+                    "delta_lower_figure": 0.3,
+                    "delta_estimate_figure": 0.35,
+                    "fraction reached": 0.6,
+                    "measured on": ("delta", "epsilon", "-")[i],
+                }
+            )
+            if entry.private:
+                curve_rows.append({k: rows[-1][k] for k in ("mechanism", "epsilon", "exact")})
+                curve_rows[-1] |= {"printed": 0.4, "reading": 0.45}
+    return pd.DataFrame(rows), pd.DataFrame(curve_rows)
+
+
+def test_privacy_profiles_draw_a_panel_per_mechanism_and_a_legend_of_distinct_styles():
+    profiles, curves = _audit_frames()
+    fig = plotting.plot_privacy_profiles(profiles, curves, epsilons=[0.5, 2.0], confidence=0.95)
+    panels = [ax for ax in fig.axes if ax.axison]
+    assert len(panels) == len(REGISTRY)
+    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)
+    handles = legend.legend_handles
+    styles = {(h.get_linestyle(), h.get_marker(), h.get_color()) for h in handles}
+    assert len(handles) == 4 and len(styles) == 4  # exact, printed, reading, audited
+    plt.close(fig)
+
+
+def test_audit_tightness_sets_each_epsilon_at_its_own_height():
+    profiles, _ = _audit_frames()
+    tightness = pd.DataFrame({"trials per side": [1000, 10000], "certified epsilon": [0.5, 0.9]})
+    fig = plotting.plot_audit_tightness(
+        tightness, profiles, epsilon=1.0, share=0.8, confidence=0.95, epsilons=[0.5, 1.0, 2.0]
+    )
+    right = fig.axes[1]
+    points = [(line.get_ydata()[0], line.get_marker()) for line in right.get_lines()]
+    assert len(points) == 2 * len(REGISTRY)  # the "-" rows are left out
+    first = [y for y, _ in points[:2]]
+    assert first[0] != first[1]  # two epsilons of one mechanism: two heights
+    assert {m for _, m in points} == {"o", "s"}
+    plt.close(fig)

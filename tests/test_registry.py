@@ -139,6 +139,9 @@ def test_release_refuses_bad_values_naming_the_argument(ma, entry):
 def test_every_entry_follows_the_recipe(entry):
     """The steps of ARCHITECTURE.md's "Adding a mechanism" that the checks above do not see."""
     assert entry.kind in dl.registry.KINDS and entry.source in dl.registry.SOURCES
+    # a sampler that reads the records costs at least one step per record
+    assert entry.scales_with in dl.registry.SCALES
+    assert entry.takes != "records" or entry.scales_with == "records", entry.name
     assert entry.color.startswith("#") and entry.label
     assert entry.exact_delta, f"{entry.name} has no exact delta"
     assert entry.adjacency in entry.exact_delta
@@ -239,3 +242,12 @@ def test_a_record_with_run_chunks_releases_every_chunk_in_one_call(ma):
     plain = dl.release(dataclasses.replace(entry, run_chunks=None), ma, **kwargs)
     assert calls == [2]
     np.testing.assert_array_equal(spied, plain)
+
+
+@pytest.mark.parametrize("field", ["kind", "source", "takes", "scales_with"])
+def test_a_record_refuses_an_unknown_declared_value(field):
+    """Declared fields take one of their listed values; a typo raises, naming the field."""
+    import dataclasses
+
+    with pytest.raises(ValueError, match=field):
+        dataclasses.replace(dl.registry.get("laplace"), **{field: "cells"})

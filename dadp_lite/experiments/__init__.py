@@ -8,10 +8,20 @@
 - :mod:`~dadp_lite.experiments.sweeps`: error and fairness against k, swap rate, epsilon;
 - :mod:`~dadp_lite.experiments.comparisons`: simulation against exact values (z-scores);
 - :mod:`~dadp_lite.experiments.fairness`: counterexamples confirmed by simulation;
+- :mod:`~dadp_lite.experiments.alpha_study`: exact release moments and simulations over a
+  grid of configurations, summarised per configuration (the alpha chapter);
 - :mod:`~dadp_lite.experiments.decomposition`: DP k-anonymity's bias split into thinning
   and reconstruction.
 """
 
+from dadp_lite.experiments.alpha_study import (
+    ALPHA_MECHANISMS,
+    ReleaseMoments,
+    bias_check,
+    monte_carlo_floor,
+    release_moments,
+    simulate_grid,
+)
 from dadp_lite.experiments.classification import (
     CLASSICAL_MECHANISMS,
     CLASSIFICATION_FEATURES,
@@ -46,6 +56,12 @@ from dadp_lite.experiments.tables import (
 )
 
 __all__ = [
+    "ALPHA_MECHANISMS",
+    "ReleaseMoments",
+    "bias_check",
+    "monte_carlo_floor",
+    "release_moments",
+    "simulate_grid",
     "CLASSIFICATION_FEATURES",
     "TABLE_MECHANISMS",
     "TARGET",

@@ -32,6 +32,7 @@ from dadp_lite.registry import baselines, cell_suppression, k_anonymity, swappin
 from dadp_lite.registry.record import (
     INPUTS,
     KINDS,
+    SCALES,
     SOURCES,
     Mechanism,
     NeighbourPair,
@@ -43,6 +44,7 @@ __all__ = [
     "INPUTS",
     "KINDS",
     "REGISTRY",
+    "SCALES",
     "SOURCES",
     "Mechanism",
     "NeighbourPair",

@@ -81,8 +81,11 @@ def my_record() -> Mechanism:
         # optional run_chunks(input, chunks, **params) that releases every chunk of
         # dadp_lite.simulate in one call, bit for bit the chunks one by one. Releases are
         # counts: float64 of shape (reps, n_cells), never negative (the contract test).
+        # scales_with: what the release's cost grows with, "histogram" (the cells only)
+        # or "records" (a loop or a draw per record); book/performance.md checks it.
         sampler=my_mechanism,
         takes="counts",
+        scales_with="histogram",
         fixed={"project": True},
         deterministic=False,
         run_chunks=my_mechanism_chunks,

@@ -24,7 +24,7 @@ from dadp_lite._validate import check_epsilon, check_positive_int, check_rng
 from dadp_lite.dataset import Dataset
 from dadp_lite.histogram import Histogram
 
-__all__ = ["INPUTS", "KINDS", "SOURCES", "Mechanism", "NeighbourPair", "Parameter"]
+__all__ = ["INPUTS", "KINDS", "SCALES", "SOURCES", "Mechanism", "NeighbourPair", "Parameter"]
 
 #: ``baseline`` = a classical DP mechanism; ``dp`` = the paper's DP version of a
 #: traditional method; ``traditional`` = the method as agencies use it (no epsilon).
@@ -37,6 +37,11 @@ SOURCES: tuple[str, ...] = ("main text", "appendix", "book")
 #: frame, with ``attributes=`` and ``domains=`` of the dataset's universe as keywords) or
 #: ``dataset`` (the :class:`~dadp_lite.dataset.Dataset` itself, for anything else).
 INPUTS: tuple[str, ...] = ("counts", "histogram", "records", "dataset")
+#: What a release's cost grows with: ``histogram`` (the cells: the same cost at any number
+#: of records) or ``records`` (a loop or a draw per record, such as traditional swapping's
+#: swap steps or k-anonymity's reconstruction). ``book/performance.md`` tests each kind's
+#: scaling against it.
+SCALES: tuple[str, ...] = ("histogram", "records")
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,7 @@ class Mechanism:
     seed_key: int
     sampler: Callable[..., np.ndarray]
     takes: str = "counts"
+    scales_with: str = "histogram"
     fixed: Mapping[str, object] = field(default_factory=dict)
     deterministic: bool = False
     run_chunks: Callable[..., np.ndarray] | None = None
@@ -132,6 +138,7 @@ class Mechanism:
             (self.kind, "kind", KINDS),
             (self.source, "source", SOURCES),
             (self.takes, "takes", INPUTS),
+            (self.scales_with, "scales_with", SCALES),
         ):
             if value not in choices:
                 raise ValueError(f"{self.name}: {name} must be one of {choices}, got {value!r}")

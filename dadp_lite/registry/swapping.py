@@ -175,6 +175,7 @@ SWAPPING = Mechanism(
     seed_key=9,
     sampler=swapping,
     takes="histogram",
+    scales_with="records",  # floor(rate N / 2) swap steps on N records
     run_chunks=swapping_chunks,  # the loop over swap steps runs once for all chunks
     parameters=(_QI, _RATE),
     exact_delta={"replace": constant(1.0), "add_remove": constant(1.0)},

@@ -236,8 +236,6 @@ PENDING: dict[str, set[str]] = {
         "09-k-anonymity-bias",
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",
-        "12-data-release-tables",
-        "13-classification",
         "14-privacy-audits",
     },
     "cell_length": {

@@ -24,6 +24,7 @@ from dadp_lite.registry import REGISTRY
 
 __all__ = [
     "CURVE_STYLES",
+    "YARDSTICK_STYLES",
     "MECHANISM_COLORS",
     "MECHANISM_LABELS",
     "MECHANISM_LINESTYLES",
@@ -33,6 +34,7 @@ __all__ = [
     "epsilon_colors",
     "epsilon_markers",
     "errorband",
+    "accuracy_panels",
     "mechanism_color",
     "mechanism_linestyle",
     "mechanism_marker",
@@ -201,3 +203,50 @@ def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -
         handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False
     )
     fig.tight_layout(rect=(0, 0.08, 1, 1))
+
+
+#: How a classifier's yardsticks are drawn (horizontal rules): the non-private baseline
+#: black, the majority class and the cell-majority ceiling grey, each its own dash pattern.
+YARDSTICK_STYLES: dict[str, dict] = {
+    "baseline": {"color": "black", **CURVE_STYLES["baseline"]},
+    "majority": {"color": "grey", **CURVE_STYLES["exact"]},
+    "ceiling": {"color": "grey", **CURVE_STYLES["exact + floor"]},
+}
+
+
+def accuracy_panels(
+    fig, results: pd.DataFrame, metric: str, *, ylabel: str, rules: dict[str, tuple[str, str]]
+) -> None:
+    """One panel per dataset of ``metric`` (+- 1 standard error, column ``<metric>_se``)
+    against epsilon (log scale), one curve per mechanism in its colour, marker and line
+    style; a horizontal rule per yardstick, and one legend right of the last panel.
+
+    ``results`` has columns ``dataset``, ``mechanism``, ``epsilon``, ``metric``,
+    ``<metric>_se`` and the yardsticks' columns (constant within a dataset). ``rules`` maps
+    a yardstick's column to its legend label and a style of :data:`YARDSTICK_STYLES`
+    (``{"baseline_accuracy": ("non-private baseline", "baseline")}``).
+    """
+    needed = ["dataset", "mechanism", "epsilon", metric, f"{metric}_se", *rules]
+    missing = [c for c in needed if c not in results.columns]
+    if missing:
+        raise ValueError(f"results lacks the column(s) {missing}")
+    unknown = [style for _, style in rules.values() if style not in YARDSTICK_STYLES]
+    if unknown:
+        raise ValueError(f"rules: unknown style(s) {unknown}; known: {sorted(YARDSTICK_STYLES)}")
+    names = list(dict.fromkeys(results["dataset"]))
+    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    epsilons = sorted(results["epsilon"].unique())
+    for ax, name in zip(axes, names, strict=True):
+        part = results[results["dataset"] == name]
+        for mech, m in part.groupby("mechanism", sort=False):
+            ax.errorbar(m["epsilon"], m[metric], yerr=m[f"{metric}_se"], capsize=2, ms=4,
+                        marker=mechanism_marker(mech), ls=mechanism_linestyle(mech),
+                        color=mechanism_color(mech), label=MECHANISM_LABELS[mech])  # fmt: skip
+        for column, (label, style) in rules.items():
+            ax.axhline(part[column].iloc[0], label=label, **YARDSTICK_STYLES[style])
+        ax.set(xscale="log", xlabel=f"epsilon ({dataset_label(name)})", ylabel=ylabel)
+        ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+        ax.minorticks_off()
+    axes[-1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5),
+                    handlelength=3.5)  # fmt: skip
+    fig.tight_layout()

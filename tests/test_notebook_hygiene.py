@@ -251,7 +251,6 @@ PENDING: dict[str, set[str]] = {
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",
         "12-data-release-tables",
-        "13-classification",
         "14-privacy-audits",
     },
     "sentences_from_package": {
@@ -266,7 +265,6 @@ PENDING: dict[str, set[str]] = {
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",
         "12-data-release-tables",
-        "13-classification",
         "14-privacy-audits",
     },
 }

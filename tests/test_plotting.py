@@ -66,3 +66,40 @@ def test_k_anonymity_sweep_marks_each_epsilon_with_its_own_marker():
     dp = [m for label, m in markers.items() if "epsilon" in label]
     assert len(dp) == 3 and len(set(dp)) == 3
     plt.close(fig)
+
+
+def _accuracy_results():
+    rows = [dict(dataset=d, mechanism=m, epsilon=e, accuracy=0.7, accuracy_se=0.01,
+                 baseline_accuracy=0.72, majority_rate=0.62)
+            for d in ("ma2019", "tx2019") for m in ("laplace", "dp_swapping")
+            for e in (0.5, 4.0)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_accuracy_panels_tell_mechanisms_and_yardsticks_apart_without_colour():
+    fig = plt.figure()
+    rules = {"baseline_accuracy": ("non-private baseline", "baseline"),
+             "majority_rate": ("majority class", "majority")}  # fmt: skip
+    plotting.accuracy_panels(fig, _accuracy_results(), "accuracy", ylabel="accuracy",
+                             rules=rules)  # fmt: skip
+    assert len(fig.axes) == 2
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    lines = {label: getattr(h, "lines", [h])[0] for h, label in zip(handles, labels)}
+    lap, sw = lines["Laplace"], lines["DP swapping"]
+    dashes = lambda line: line._unscaled_dash_pattern  # noqa: E731 - matplotlib's own record
+    assert lap.get_marker() != sw.get_marker() and dashes(lap) != dashes(sw)
+    base, majority = lines["non-private baseline"], lines["majority class"]
+    assert dashes(base) != dashes(majority)
+    assert base.get_ydata()[0] == 0.72 and majority.get_ydata()[0] == 0.62
+    plt.close(fig)
+
+
+def test_accuracy_panels_refuse_a_missing_column_or_style():
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="ceiling"):
+        plotting.accuracy_panels(fig, _accuracy_results(), "accuracy", ylabel="a",
+                                 rules={"ceiling": ("ceiling", "ceiling")})  # fmt: skip
+    with pytest.raises(ValueError, match="unknown style"):
+        plotting.accuracy_panels(fig, _accuracy_results(), "accuracy", ylabel="a",
+                                 rules={"majority_rate": ("m", "dotted")})  # fmt: skip
+    plt.close(fig)

@@ -35,6 +35,8 @@ __all__ = [
     "epsilon_markers",
     "errorband",
     "accuracy_panels",
+    "release_curves",
+    "release_handles",
     "mechanism_color",
     "mechanism_linestyle",
     "mechanism_marker",
@@ -250,3 +252,54 @@ def accuracy_panels(
     axes[-1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5),
                     handlelength=3.5)  # fmt: skip
     fig.tight_layout()
+
+
+#: How the paper's printed values are drawn beside a mechanism's curve: the mechanism's own
+#: marker, hollow and larger, so a printed value is matched to its mechanism by shape.
+PRINTED_MARK = {"ls": "none", "mfc": "none", "ms": 8, "mew": 1.4}
+
+
+def release_curves(
+    ax, table: pd.DataFrame, stat: str, *, references: dict[str, str], mechanisms=None
+) -> None:
+    """Per mechanism of ``table`` (a data-release table: columns ``mechanism``, ``epsilon``,
+    ``stat``, ``<stat>_lo``, ``<stat>_hi``, ``paper_<stat>`` and the ``references``): ours
+    as a solid line with the mechanism's marker and a band for the interval, each reference
+    column in its kind of curve (``{"alpha_exact": "exact"}``, see :data:`CURVE_STYLES`),
+    and the paper's printed values as the mechanism's marker, hollow (:data:`PRINTED_MARK`).
+    ``mechanisms`` restricts and orders the mechanisms drawn (default: all, in order)."""
+    needed = ["mechanism", "epsilon", stat, f"{stat}_lo", f"{stat}_hi", f"paper_{stat}",
+              *references]  # fmt: skip
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks the column(s) {missing}")
+    for kind in references.values():
+        curve_style(kind)  # raises on an unknown kind
+    names = list(dict.fromkeys(table["mechanism"])) if mechanisms is None else list(mechanisms)
+    for mech in names:
+        t, color, marker = (
+            table[table["mechanism"] == mech],
+            mechanism_color(mech),
+            mechanism_marker(mech),
+        )
+        ax.plot(t["epsilon"], t[stat], color=color, marker=marker, label=MECHANISM_LABELS[mech])
+        ax.fill_between(t["epsilon"], t[f"{stat}_lo"], t[f"{stat}_hi"], color=color,
+                        alpha=0.25, lw=0)  # fmt: skip
+        for column, kind in references.items():
+            ax.plot(t["epsilon"], t[column], color=color, **curve_style(kind))
+        ax.plot(t["epsilon"], t[f"paper_{stat}"], color=color, marker=marker, **PRINTED_MARK)
+
+
+def release_handles(kinds: Sequence[str], *, labels: Sequence[str] = ()) -> list:
+    """Legend handles, in black, for the curves of :func:`release_curves`: "ours", the
+    reference ``kinds`` (labelled by ``labels`` if given), and "paper (hollow marker)"."""
+    from matplotlib.lines import Line2D
+
+    names = list(labels) or list(kinds)
+    if len(names) != len(kinds):
+        raise ValueError(f"labels: {len(names)} given for {len(kinds)} kinds of curve")
+    return [
+        Line2D([], [], color="black", label="ours"),
+        *(Line2D([], [], color="black", label=n, **curve_style(k)) for k, n in zip(kinds, names)),
+        Line2D([], [], color="black", marker="o", label="paper (hollow marker)", **PRINTED_MARK),
+    ]

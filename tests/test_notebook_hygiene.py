@@ -250,7 +250,6 @@ PENDING: dict[str, set[str]] = {
         "09-k-anonymity-bias",
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",
-        "12-data-release-tables",
         "14-privacy-audits",
     },
     "sentences_from_package": {
@@ -264,7 +263,6 @@ PENDING: dict[str, set[str]] = {
         "09-k-anonymity-bias",
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",
-        "12-data-release-tables",
         "14-privacy-audits",
     },
 }

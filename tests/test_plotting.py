@@ -103,3 +103,33 @@ def test_accuracy_panels_refuse_a_missing_column_or_style():
         plotting.accuracy_panels(fig, _accuracy_results(), "accuracy", ylabel="a",
                                  rules={"majority_rate": ("m", "dotted")})  # fmt: skip
     plt.close(fig)
+
+
+def _release_table():
+    rows = [dict(mechanism=m, epsilon=e, alpha=2.0, alpha_lo=1.5, alpha_hi=2.5,
+                 alpha_exact=1.8, paper_alpha=2.2)
+            for m in ("laplace", "discrete_gaussian") for e in (0.5, 1.0)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_release_curves_match_the_papers_values_to_their_mechanism_by_shape():
+    fig, ax = plt.subplots()
+    plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_exact": "exact"})
+    printed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "None"]
+    assert len(printed) == 2
+    shapes = [ln.get_marker() for ln in printed]
+    assert shapes == [plotting.mechanism_marker(m) for m in ("laplace", "discrete_gaussian")]
+    assert len(set(shapes)) == 2 and all(ln.get_markerfacecolor() == "none" for ln in printed)
+    assert list(printed[0].get_ydata()) == [2.2, 2.2]
+    handles = plotting.release_handles(["exact"])
+    assert [h.get_label() for h in handles] == ["ours", "exact", "paper (hollow marker)"]
+    plt.close(fig)
+
+
+def test_release_curves_refuse_a_missing_column_or_kind():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="alpha_floor"):
+        plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_floor": "exact"})
+    with pytest.raises(ValueError, match="unknown kind"):
+        plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_exact": "wavy"})
+    plt.close(fig)

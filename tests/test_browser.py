@@ -88,10 +88,6 @@ KNOWN_CHAPTER_DEBRIS: dict[str, dict[str, int]] = {
     "notebooks/11-fairness-comparison": {"overflow": 1, "dataframe": 3},
     # "overflow": inline formulas wider than a phone's column, cut by the theme's
     # span.math {overflow: hidden}: make them display formulas (or split them)
-    "notebooks/12-data-release-tables": {
-        "dataframe": 3, "truncated": 4, "parameter_name": 1, "overflow": 1,
-    },
-    "notebooks/13-classification": {"dataframe": 1, "parameter_name": 1},
     "book/performance": {"dataframe": 3},
 }  # fmt: skip
 

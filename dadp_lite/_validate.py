@@ -17,6 +17,7 @@ __all__ = [
     "MAX_COUNT",
     "check_choice",
     "check_counts",
+    "check_domain",
     "check_epsilon",
     "check_epsilons",
     "check_positive",
@@ -24,6 +25,7 @@ __all__ = [
     "check_probability",
     "check_qi",
     "check_rng",
+    "check_seed",
 ]
 
 #: Largest count accepted: sums of counts over a universe must stay exact in int64 and in
@@ -31,8 +33,19 @@ __all__ = [
 MAX_COUNT = 2**52
 
 
+def _one_number(value: object, name: str) -> object:
+    """A 0-d array as its number; an array or list of several values is refused by name."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, np.ndarray | list | tuple):
+        shape = np.shape(value)
+        raise TypeError(f"{name} must be one number, got an array of shape {shape}")
+    return value
+
+
 def check_positive(value: object, name: str) -> float:
     """Return ``value`` as a float after checking it is a finite real number > 0."""
+    value = _one_number(value, name)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     number = float(value)
@@ -68,7 +81,9 @@ def check_epsilons(
 
 def check_positive_int(value: object, name: str, minimum: int = 1) -> int:
     """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
             value = int(value)
         else:
@@ -104,11 +119,7 @@ def check_counts(counts: object, name: str = "counts", *, ndim: int | None = Non
     in int64/float64 arithmetic). ``ndim`` requires that many dimensions.
     """
     array = np.asarray(counts)
-    if array.dtype == object or not (
-        np.issubdtype(array.dtype, np.integer)
-        or np.issubdtype(array.dtype, np.floating)
-        or np.issubdtype(array.dtype, np.bool_)
-    ):
+    if array.dtype.kind not in "iufb":  # timedelta64 ("m") is an integer to numpy, not here
         raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}")
     if ndim is not None and array.ndim != ndim:
         shape = "(n_cells,)" if ndim == 1 else f"{ndim} dimensions"
@@ -145,6 +156,32 @@ def check_qi(qi: object, attributes: Sequence[str], name: str = "qi") -> tuple[s
     if unknown:
         raise ValueError(f"{name} holds unknown attribute(s) {unknown}; known: {tuple(attributes)}")
     return names
+
+
+def check_domain(domain: Sequence[object], name: str) -> tuple:
+    """An attribute's domain as a tuple: non-empty, no value listed twice."""
+    values = tuple(domain)
+    if not values:
+        raise ValueError(f"domain of {name!r} is empty")
+    seen: set = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(f"domain of {name!r} lists {value!r} twice; list each value once")
+        seen.add(value)
+    return values
+
+
+def check_seed(seed: object, name: str = "seed") -> int | np.random.SeedSequence:
+    """A seed: a non-negative integer or a ``numpy.random.SeedSequence``."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(
+            f"{name} must be a non-negative integer or a numpy SeedSequence, got {seed!r}"
+        )
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {seed}")
+    return int(seed)
 
 
 def check_rng(rng: object) -> np.random.Generator:

@@ -14,6 +14,12 @@ the values the data hold); ``"observed_cells"`` keeps only the non-empty cells, 
 histogram over one attribute ``"cell"`` whose values are the flat indices of those cells
 in the full universe (the records get the same ``cell`` column). Mechanisms that need the
 five features (swapping's quasi-identifier, k-anonymity) refuse the latter.
+
+A dataset's identity is its ``name`` and ``sha256``, the SHA-256 of the bytes its records
+were parsed from (``None`` for records given as a DataFrame or a histogram). A registered
+name is only ever the name of that excerpt's verified bytes: a file whose stem is a
+registered name but whose bytes differ is named ``<stem>-<8 hex digits of its hash>``
+(:func:`~dadp_lite.data.dataset_name`), and naming such data after an excerpt is refused.
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ import pandas as pd
 from dadp_lite.data import (
     AGE_EDGES,
     ATTRIBUTES,
+    DATASETS,
     DEFAULT_ENCODING,
+    DataError,
     Encoding,
     ParsedExcerpt,
     dataset_name,
@@ -63,12 +71,14 @@ def _histogram(
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """One dataset: ``name``, recoded ``records`` (one row per person), ``histogram`` (its
-    counts over the encoding's universe) and the ``encoding`` that made them."""
+    counts over the encoding's universe), the ``encoding`` that made them and ``sha256``,
+    the hash of the bytes they were read from (``None`` if not read from a file)."""
 
     name: str
     records: pd.DataFrame
     histogram: Histogram
     encoding: Encoding = DEFAULT_ENCODING
+    sha256: str | None = None
 
     @classmethod
     def load(
@@ -100,8 +110,9 @@ class Dataset:
         """
         encoding = resolve_encoding(age_edges, encoding)
         if isinstance(dataset, (str, os.PathLike)):
-            label = dataset_name(dataset) if name is None else name
-            return cls.from_raw(load_raw(dataset), encoding=encoding, name=label)
+            raw = load_raw(dataset)
+            label = dataset_name(dataset, sha256=raw.attrs["sha256"]) if name is None else name
+            return cls.from_raw(raw, encoding=encoding, name=label)
         if isinstance(dataset, pd.DataFrame):
             if encoding.age_rule != "fixed":
                 raise ValueError(
@@ -127,15 +138,23 @@ class Dataset:
         """A dataset from raw excerpt columns (as :func:`~dadp_lite.data.load_raw` returns
         them, or already parsed by :func:`~dadp_lite.data.parse_excerpt`), validated and
         recoded under ``encoding``."""
+        frame = raw.raw if isinstance(raw, ParsedExcerpt) else raw
+        digest = frame.attrs.get("sha256") if isinstance(frame, pd.DataFrame) else None
         records, domains, _edges = encode(raw, encoding)
-        return cls._build(name, records, domains, encoding)
+        return cls._build(name, records, domains, encoding, digest)
 
     @classmethod
-    def _build(cls, name, records, domains, encoding) -> Dataset:
+    def _build(cls, name, records, domains, encoding, sha256=None) -> Dataset:
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")
+        if name in DATASETS and sha256 is not None and sha256 != DATASETS[name].sha256:
+            raise DataError(
+                f"name {name!r} belongs to the registered excerpt; these records come from "
+                f"other bytes (SHA-256 {sha256[:12]}...), so they cannot carry its name "
+                "(and be compared with the paper's numbers for it); choose another name"
+            )
         records, histogram = _histogram(records, domains, encoding.universe)
-        return cls(name, records, histogram, encoding)
+        return cls(name, records, histogram, encoding, sha256)
 
     @classmethod
     def from_histogram(cls, histogram: Histogram, name: str = "custom") -> Dataset:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dadp_lite._validate import check_counts, check_qi
+from dadp_lite._validate import check_counts, check_domain, check_qi
 from dadp_lite.data import ATTRIBUTES, feature_domains
 
 __all__ = ["Histogram", "histogram_of"]
@@ -50,8 +50,7 @@ class Histogram:
         if len(set(self.attributes)) != len(self.attributes):
             raise ValueError(f"attributes repeat a name: {self.attributes}")
         for name, domain in zip(self.attributes, self.domains, strict=True):
-            if len(domain) == 0:
-                raise ValueError(f"domain of {name!r} is empty")
+            check_domain(domain, name)
         counts = check_counts(self.counts)
         if counts.shape != (self.n_cells,):
             raise ValueError(f"counts must have shape ({self.n_cells},), got {counts.shape}")

@@ -13,6 +13,7 @@ from scipy import special
 from threadpoolctl import threadpool_limits
 
 from dadp_lite._validate import MAX_COUNT, check_positive_int, check_probability, check_rng
+from dadp_lite.resources import check_memory
 
 __all__ = [
     "INTERVALS",
@@ -125,6 +126,10 @@ def bootstrap_bias_replicates(
     rng = check_rng(rng)
     n_boot = check_positive_int(n_boot, "n_boot", minimum=2)
     reps = released.shape[0]
+    check_memory(
+        8 * n_boot * (2 * reps + released.shape[1]),
+        f"n_boot = {n_boot} replicates of {reps} repetitions",
+    )
     weights = rng.multinomial(reps, np.full(reps, 1.0 / reps), size=n_boot) / reps
     with threadpool_limits(limits=1, user_api="blas"):  # same bits on 1 or N cores
         bias = weights @ released - true[None, :]

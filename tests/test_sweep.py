@@ -150,7 +150,9 @@ def test_a_terminated_run_or_sweep_leaves_no_temporary_folder(tmp_path, command)
         [sys.executable, "-m", "dadp_lite.book.cli", *args], capture_output=True, text=True
     )
     assert completed.returncode == 130, completed.stderr
-    assert "interrupted" in completed.stderr
+    assert completed.stderr.strip().splitlines() == [
+        "dadp-book: interrupted; temporary folders removed"
+    ], completed.stderr  # one line, no traceback beside it (issue 26, item 11)
     leftovers = [p for p in (tmp_path / "results").rglob(".tmp-*")]
     assert leftovers == []
 

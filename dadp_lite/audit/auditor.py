@@ -18,6 +18,11 @@ Everything the selection half tried is free; only the m certified events pay. Ea
 certified event gives a bound at every epsilon at once, so the result reports, at any
 epsilon or delta, the best bound over the m events, valid simultaneously for all of them
 with probability at least ``confidence``.
+
+Outputs must be finite numbers: a NaN or an infinite output is refused, not dropped or
+counted as an outcome, because an audit that ignored them could certify "no violation"
+for a mechanism that is broken (a deterministic release that returns NaN half the time
+would pass). ``confidence`` lies in (0, 1).
 """
 
 from __future__ import annotations
@@ -88,7 +93,7 @@ class AuditResult:
     def alpha(self, confidence: float | None = None) -> float:
         """Level of each Clopper-Pearson bound: ``(1 - confidence) / (2 m)``."""
         confidence = self.confidence if confidence is None else confidence
-        confidence = check_probability(confidence, "confidence")
+        confidence = _check_confidence(confidence)
         return (1.0 - confidence) / (2 * max(len(self.tests), 1))
 
     def _bounds(self, confidence: float | None) -> tuple[np.ndarray, np.ndarray]:
@@ -238,6 +243,32 @@ def _families(halves, statistics, views) -> tuple[list[Candidates], list[str]]:
     return families, skipped
 
 
+def _check_confidence(confidence: object) -> float:
+    """A confidence in (0, 1): at 1 every Clopper-Pearson bound is trivial."""
+    value = check_probability(confidence, "confidence")
+    if value >= 1:
+        raise ValueError(
+            "confidence must lie in (0, 1): bounds that hold with probability 1 are the "
+            f"trivial ones (0 and 1), so nothing could be certified; got {confidence!r}"
+        )
+    return value
+
+
+def _check_outputs(outputs: np.ndarray, name: str) -> np.ndarray:
+    """Numeric outputs, one row per trial, every value finite (module docstring)."""
+    if outputs.dtype.kind not in "iufb":
+        raise TypeError(f"{name} must hold numbers, got dtype {outputs.dtype}")
+    if outputs.dtype.kind == "f":
+        nan, inf = int(np.isnan(outputs).sum()), int(np.isinf(outputs).sum())
+        if nan or inf:
+            raise ValueError(
+                f"{name} holds {nan} NaN and {inf} inf value(s) among {outputs.size}: an "
+                "audit of non-finite outputs would certify nothing (a broken mechanism "
+                "would pass); fix the mechanism, or map those outputs to a number first"
+            )
+    return outputs
+
+
 def audit_samples(
     outputs_x: object,
     outputs_x_prime: object,
@@ -259,11 +290,15 @@ def audit_samples(
     needs the inputs ``x`` and ``x_prime``.
     """
     out_x, out_y = (np.asarray(o) for o in (outputs_x, outputs_x_prime))
+    if out_x.ndim == 0 or out_y.ndim == 0:
+        raise ValueError("outputs_x and outputs_x_prime must hold one row per trial")
     out_x, out_y = (o.reshape(o.shape[0], -1) for o in (out_x, out_y))
     if out_x.shape != out_y.shape:
         raise ValueError(f"outputs differ in shape: {out_x.shape} and {out_y.shape}")
+    out_x = _check_outputs(out_x, "outputs_x")
+    out_y = _check_outputs(out_y, "outputs_x_prime")
     trials = check_positive_int(out_x.shape[0], "trials", minimum=4)
-    confidence = check_probability(confidence, "confidence")
+    confidence = _check_confidence(confidence)
     targets = _targets(epsilons, deltas)
     default_stats, default_views = default_tests(x, x_prime, out_x.shape[1])
     statistics = default_stats if statistics is None else dict(statistics)
@@ -339,6 +374,7 @@ def audit(
         ``delta_lower(epsilon)``, ``epsilon_lower(delta)``, ``best_test(...)``,
         ``summary()``.
     """
+    confidence = _check_confidence(confidence)
     settings = dict(settings or {})
     if isinstance(x, NeighbourPair):
         if x_prime is not None:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from dadp_lite._validate import check_counts, check_positive_int
+from dadp_lite._validate import check_counts, check_positive_int, check_seed
 from dadp_lite.dataset import Dataset
 from dadp_lite.histogram import Histogram
 from dadp_lite.registry import Mechanism, get
@@ -53,16 +53,36 @@ def _registry_sampler(entry: Mechanism, settings: Mapping[str, object]):
     return draw
 
 
+def _numeric(value: object, what: str) -> np.ndarray:
+    """A release's output as a numeric array, or a ValueError saying what it was."""
+    array = np.asarray(value) if not isinstance(value, str | bytes | dict) else None
+    if array is None or array.dtype.kind not in "iufb":
+        kind = type(value).__name__
+        raise ValueError(
+            f"release returned {kind} {str(value)[:40]!r} ({what}); a release must return "
+            "a number or an array of numbers"
+        )
+    return array
+
+
 def _function_sampler(release: Callable, settings: Mapping[str, object]):
     if _takes_reps(release):
 
         def draw(counts, *, rng, reps):
-            return np.asarray(release(counts, rng, reps=reps, **settings))
+            return _numeric(release(counts, rng, reps=reps, **settings), f"{reps} trials")
 
     else:
 
         def draw(counts, *, rng, reps):
-            return np.stack([np.asarray(release(counts, rng, **settings)) for _ in range(reps)])
+            outputs = [_numeric(release(counts, rng, **settings), "one trial")]
+            for call in range(1, reps):
+                outputs.append(_numeric(release(counts, rng, **settings), "one trial"))
+                if outputs[-1].shape != outputs[0].shape:
+                    raise ValueError(
+                        f"release returned shape {outputs[-1].shape} on call {call + 1} and "
+                        f"{outputs[0].shape} on call 1; every output must have one shape"
+                    )
+            return np.stack(outputs)
 
     return draw
 
@@ -88,7 +108,7 @@ def _input(data: object, name: str, registered: bool) -> object:
         return data
     if isinstance(data, Histogram):
         return data.counts
-    return check_counts(data, name)
+    return check_counts(data, name, ndim=1)
 
 
 def _as_rows(out: np.ndarray, trials: int) -> np.ndarray:
@@ -111,6 +131,7 @@ def sample_pair(
     """``trials`` outputs on ``x`` and on ``x_prime``, each of shape ``(trials, width)``
     (outputs flattened to one row per trial)."""
     trials = check_positive_int(trials, "trials")
+    seed = check_seed(seed)
     registered = isinstance(release, (str, Mechanism))
     draw = as_sampler(release, settings)
     x = _input(x, "x", registered)
@@ -119,7 +140,8 @@ def sample_pair(
     side_x, side_x_prime = root.spawn(2)
     out = []
     for data, child in ((x, side_x), (x_prime, side_x_prime)):
-        drawn = simulate(draw, data, reps=trials, seed=child, chunk_size=chunk_size, progress=False)
+        drawn = simulate(draw, data, reps=trials, seed=child, chunk_size=chunk_size,
+                         progress=False, reps_name="trials")  # fmt: skip
         out.append(_as_rows(drawn, trials))
     if out[0].shape[1] != out[1].shape[1]:
         raise ValueError("the outputs on x and x_prime have different sizes")

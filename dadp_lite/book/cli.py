@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -19,12 +20,22 @@ from dadp_lite.book.discovery import book_root, resolve_chapter
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.parameters import PROFILES, chapter_parameters, parse_assignments
 from dadp_lite.book.yamlio import load_yaml_file
+from dadp_lite.resources import LONG_ENV
 
 __all__ = ["main"]
 
 
+#: What argparse must read as a value, not an option: negative numbers in any notation
+#: (``-1e-3``, ``-5e1``, ``-.5``, ``-.inf``), so ``-p EPSILONS -1e-3`` reaches the checks.
+_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^-\.(?:inf|Inf|INF)$")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a malformed command line like any refused input (exit 1)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message: str) -> None:
         raise BuildError(f"{message} (see '{self.prog} --help')")
@@ -49,10 +60,16 @@ def _add_value_options(command: argparse.ArgumentParser) -> None:
         help="start from this profile's values (default: the chapter's own defaults)",
     )
     command.add_argument("--out", type=Path, default=None, help="output folder")
+    command.add_argument(
+        "--allow-long",
+        action="store_true",
+        help="let the chapter run computations estimated to take more than an hour",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dadp-book", description="Build and rerun the chapters of dadp-book.")
+    parser.set_defaults(allow_long=False)
     parser.add_argument("--root", type=Path, default=None, help="book folder (default: search up)")
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="execute every chapter with papermill, render the HTML")
@@ -61,6 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--build-dir", type=Path, default=None, help="default: <root>/_build")
     build.add_argument("--jobs", type=int, default=None, help="parallel chapters (default: 2)")
     build.add_argument("--no-html", action="store_true", help="execute only")
+    build.add_argument(
+        "--force",
+        action="store_true",
+        help="execute every chapter again (default: reuse those whose inputs are unchanged)",
+    )
     build.add_argument(
         "--pdf",
         action="store_true",
@@ -124,7 +146,9 @@ def _cmd_build(root: Path, args: argparse.Namespace) -> int:
         chapters = [c.strip() for c in args.chapters.split(",") if c.strip()]
     if args.pdf and args.no_html:
         raise BuildError("--pdf prints the rendered book: it cannot go with --no-html")
-    html = build_book(root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html)
+    html = build_book(
+        root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html, args.force
+    )
     if args.pdf:
         from dadp_lite.book.pdf import build_pdf
 
@@ -203,6 +227,11 @@ def _cmd_grade(root: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_line(message: str) -> str:
+    """An error on one line (a failure reported by a tool may span several)."""
+    return " ".join(message.split())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``dadp-book`` command."""
     handlers = {
@@ -214,12 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         "course": _cmd_course,
         "grade": _cmd_grade,
     }
+    previous = os.environ.get(LONG_ENV)
     try:
         args = _parser().parse_args(argv)
+        if args.allow_long:  # the kernels inherit it (dadp_lite.resources)
+            os.environ[LONG_ENV] = "1"
         root = None if args.command in ("glue", "grade") else book_root(args.root)
         return handlers[args.command](root, args)
     except BuildError as error:
-        print(f"dadp-book: error: {error}", file=sys.stderr)
+        print(f"dadp-book: error: {_one_line(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("dadp-book: interrupted; temporary folders removed", file=sys.stderr)
@@ -227,6 +259,16 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped (``| head``)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as error:  # a disk that is full or read-only, a path under a file, ...
+        where = f": {error.filename}" if error.filename else ""
+        reason = error.strerror or type(error).__name__
+        print(f"dadp-book: error: {reason}{where}", file=sys.stderr)
+        return 1
+    finally:
+        if previous is None:
+            os.environ.pop(LONG_ENV, None)
+        else:
+            os.environ[LONG_ENV] = previous
 
 
 if __name__ == "__main__":

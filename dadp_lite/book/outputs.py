@@ -8,14 +8,17 @@ turned into ``KeyboardInterrupt`` so that ``finally`` blocks remove them at once
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import shutil
 import signal
 import socket
+import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,12 +30,17 @@ __all__ = [
     "check_replaceable",
     "clean_stale_temps",
     "interruptible",
+    "output_parent",
+    "remove_stale_sockets",
     "temp_folder",
     "temp_prefix",
     "write_atomic",
 ]
 
 TEMP_PREFIX = ".tmp-"
+_REPLACE_ATTEMPTS = 20
+#: What a rename sees when another process moves the same folder at the same moment.
+_RACE_ERRORS = (errno.ENOENT, errno.EEXIST, errno.ENOTEMPTY)
 _OWNER = re.compile(r"-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[^-]+$")
 
 
@@ -92,14 +100,31 @@ def clean_stale_temps(parent: Path) -> list[str]:
 def atomic_replace(tmp: Path, out: Path) -> None:
     """Move the finished folder ``tmp`` to ``out``, replacing an earlier output there."""
     tmp.chmod(0o755)  # temporary folders are private (0700); outputs are not
-    if not out.exists():
-        tmp.rename(out)
+    for _attempt in range(_REPLACE_ATTEMPTS):  # another process may be replacing it too
+        try:
+            if not out.exists():
+                tmp.rename(out)
+                return
+            old = _make_temp(out.parent, f"old-{out.name}")
+            old.rmdir()
+            out.rename(old)
+        except (FileNotFoundError, FileExistsError, OSError) as error:
+            if error.errno not in _RACE_ERRORS:
+                raise
+            continue
+        try:
+            tmp.rename(out)
+        except OSError as error:
+            if error.errno not in _RACE_ERRORS:
+                raise
+            continue
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
         return
-    old = _make_temp(out.parent, f"old-{out.name}")
-    old.rmdir()
-    out.rename(old)
-    tmp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+    raise BuildError(
+        f"{out} was replaced by another process {_REPLACE_ATTEMPTS} times while this one "
+        "tried to write it; run again when the other process has finished"
+    )
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
@@ -121,6 +146,71 @@ def check_replaceable(out: Path, marker: str) -> None:
             f"{out} exists and is not a dadp-book output (no {marker}); "
             "choose another --out or remove it"
         )
+
+
+@contextmanager
+def output_parent(out: Path) -> Iterator[None]:
+    """Create the folder that will hold ``out`` (and its missing ancestors); remove the
+    folders it created if the block fails, so a refused or failed run leaves no empty
+    folders.
+
+    A path that cannot be written (under a regular file, in a read-only or pseudo file
+    system, without permission) is a one-line :class:`BuildError` naming it.
+    """
+    parent = out.parent
+    missing = [p for p in (parent, *parent.parents) if not p.exists()]
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        Path(tempfile.mkdtemp(prefix=temp_prefix("probe"), dir=parent)).rmdir()  # writable?
+    except OSError as error:
+        _remove_empty(missing)
+        blocker = next((p for p in (parent, *parent.parents) if _is_file(p)), None)
+        reason = f"{error.strerror or type(error).__name__} in {parent}"
+        why = f"{blocker} is a file" if blocker else reason
+        raise BuildError(f"cannot write the output {out}: {why}") from None
+    try:
+        yield
+    except BaseException:
+        _remove_empty(missing)
+        raise
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.exists() and not path.is_dir()
+    except OSError:
+        return False
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in folders:  # deepest first
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def remove_stale_sockets(folder: Path, prefix: str, min_age: float = 60.0) -> list[str]:
+    """Remove the Unix sockets ``folder/prefix*`` that nothing listens on any more (left
+    by a kernel that was killed); returns their names. A live kernel's sockets accept a
+    connection and are kept, and so is any socket younger than ``min_age`` seconds (one
+    being set up)."""
+    removed = []
+    now = time.time()
+    for path in sorted(Path(folder).glob(f"{prefix}*")):
+        try:
+            info = path.lstat()
+            if not stat.S_ISSOCK(info.st_mode) or now - info.st_mtime < min_age:
+                continue
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(0.5)
+                probe.connect(str(path))
+        except ConnectionRefusedError:
+            path.unlink(missing_ok=True)
+            removed.append(path.name)
+        except OSError:
+            continue
+    return removed
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

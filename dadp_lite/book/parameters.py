@@ -7,6 +7,14 @@ of the chapter's ``parameters`` cell, and such a comment also overrides the voca
 (chapter 02 allows epsilon = 0). A trailing comment that does not start with a type word is
 prose: the parameter's meaning. Every value, the defaults included, is checked before any
 kernel starts; upper limits keep one run feasible on a laptop (minutes, a few GB).
+
+Epsilon lies in [0.001, 100] unless a chapter declares otherwise. Below, the noise scale
+2/epsilon makes exact computations grow: the projected discrete Gaussian's exact bias sums
+over a support of about 48/epsilon integers per distinct count (6.8 GB at epsilon = 1e-4,
+under 0.2 GB at 1e-3), and below 5.3e-5 the exact sampler's integers leave int64. Above
+100 nothing changes any more (every mechanism's noise is gone to float64 precision), while
+the exact Laplace delta's privacy-loss distribution grows with epsilon (107 s and 3 GB at
+700, out of memory at 1,000). ``tests/test_range_ends.py`` runs every chapter at both ends.
 """
 
 from __future__ import annotations
@@ -26,16 +34,21 @@ from dadp_lite.book.errors import BuildError
 from dadp_lite.book.spec import KINDS, DeclarationError, Spec, SpecError, parse_declaration
 from dadp_lite.book.yamlio import load_yaml_file, load_yaml_text
 from dadp_lite.data import ATTRIBUTES
+from dadp_lite.resources import ResourceError, check_memory
 
 __all__ = [
     "PROFILES",
     "VOCABULARY",
     "Parameter",
+    "RECORD_BOUNDS",
     "chapter_parameters",
+    "check_memory_estimate",
+    "check_records",
     "declaration_problems",
     "describe_parameters",
     "effective_parameters",
     "load_profile",
+    "memory_estimate",
     "parse_assignments",
     "profile_values",
     "validate_parameters",
@@ -49,8 +62,8 @@ _ATTRIBUTES = ", ".join(ATTRIBUTES)
 VOCABULARY: dict[str, str] = {
     "DATASETS": "list[dataset], distinct; datasets: registered names or .csv/.parquet files",
     "DATASET": "dataset; a registered name (ma2019, tx2019, national2019) or a .csv/.parquet file",
-    "EPSILONS": "list[float] in (0, inf); privacy parameters epsilon (finite, > 0)",
-    "EPSILON": "float in (0, inf); privacy parameter epsilon (finite, > 0)",
+    "EPSILONS": "list[float] in [0.001, 100]; privacy parameters epsilon",
+    "EPSILON": "float in [0.001, 100]; privacy parameter epsilon",
     "REPS": "int in [2, 100000]; Monte Carlo repetitions of each experiment",
     "*_REPS": "int in [2, 100000]; repetitions of one check or experiment",
     "SEED": "int in [0, 4294967295]; seed of the chapter's numpy SeedSequence",
@@ -182,7 +195,13 @@ def parse_assignments(
     """``[(NAME, TEXT), ...]`` from ``-p`` -> values (YAML; text kept for ``str``/``dataset``)."""
     declared = {p.name: p for p in params}
     out: dict[str, object] = {}
+    given: dict[str, str] = {}
     for name, text in pairs:
+        if name in given:
+            raise BuildError(
+                f"-p {name} is given twice ({given[name]!r} and {text!r}); give each parameter once"
+            )
+        given[name] = text
         spec = declared[name].spec if name in declared else None
         if spec is not None and spec.kind in ("str", "dataset") and not spec.is_list:
             out[name] = text
@@ -227,6 +246,75 @@ def validate_parameters(root: Path, slug: str, values: Mapping[str, object]) -> 
                 f"{slug}: parameter {name} {error}; allowed: {spec.describe()}"
             ) from None
     return out
+
+
+#: Parameters whose every value a dataset must reach in records: k of k-anonymity
+#: (Mondrian needs k <= the number of records; a suppression threshold above it suppresses
+#: every cell).
+RECORD_BOUNDS = ("K", "K_VALUES")
+
+
+def check_records(slug: str, values: Mapping[str, object], datasets: Mapping) -> None:
+    """Refuse a dataset with fewer records than the largest k among :data:`RECORD_BOUNDS`.
+
+    ``values`` are a run's effective parameters, ``datasets`` the provenance records of its
+    dataset parameters (:func:`dadp_lite.book.provenance.datasets_of`, with ``rows``).
+    """
+    bounds = []
+    for name in RECORD_BOUNDS:
+        value = values.get(name)
+        items = value if isinstance(value, list | tuple) else [value]
+        bounds += [(v, name) for v in items if isinstance(v, int) and not isinstance(v, bool)]
+    if not bounds:
+        return
+    need, which = max(bounds)
+    for parameter, records in datasets.items():
+        for record in records if isinstance(records, list) else [records]:
+            rows = record.get("rows")
+            if isinstance(rows, int) and rows < need:
+                where = record.get("path") or record.get("name")
+                raise BuildError(
+                    f"{slug}: dataset {where} ({parameter}) holds {rows} record(s), fewer "
+                    f"than {which} = {need}; k-anonymity with k = {need} needs at least "
+                    f"{need} records (give more records or a smaller {which})"
+                )
+
+
+#: Cells of the book's histogram universe (race x sex x tenure x age bracket x income).
+UNIVERSE_CELLS = 540
+#: Copies of one release array a chapter holds at once (the releases, their deviations
+#: from the truth, the per-repetition statistics of the summaries).
+RELEASE_COPIES = 4
+
+
+def memory_estimate(values: Mapping[str, object]) -> tuple[int, str]:
+    """Bytes of the largest arrays a chapter builds from its repetition counts, and what.
+
+    The releases of ``REPS`` (or ``*_REPS``) repetitions over the 540-cell universe (8 bytes
+    a cell, :data:`RELEASE_COPIES` copies) and the bootstrap's ``N_BOOT x REPS`` weights
+    (:func:`dadp_lite.metrics.bootstrap_bias_replicates`, 8 bytes each, and its product).
+    """
+    reps = {n: v for n, v in values.items() if (n == "REPS" or fnmatch.fnmatchcase(n, "*_REPS"))
+            and isinstance(v, int) and not isinstance(v, bool)}  # fmt: skip
+    estimates = [(0, "nothing")]
+    for name, count in reps.items():
+        size = 8 * RELEASE_COPIES * count * UNIVERSE_CELLS
+        estimates.append((size, f"{name} = {count} releases of {UNIVERSE_CELLS} cells"))
+    boot, main = values.get("N_BOOT"), reps.get("REPS")
+    if isinstance(boot, int) and isinstance(main, int):
+        estimates.append(
+            (16 * boot * main, f"N_BOOT = {boot} bootstrap replicates of REPS = {main}")
+        )
+    return max(estimates)
+
+
+def check_memory_estimate(slug: str, values: Mapping[str, object]) -> None:
+    """Refuse values whose arrays cannot fit in memory (:func:`memory_estimate`)."""
+    size, what = memory_estimate(values)
+    try:
+        check_memory(size, what)
+    except ResourceError as error:
+        raise BuildError(f"{slug}: {error}") from None
 
 
 def effective_parameters(root: Path, slug: str, values: Mapping[str, object]) -> dict:

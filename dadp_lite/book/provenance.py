@@ -24,6 +24,7 @@ from dadp_lite.book.errors import BuildError
 __all__ = [
     "NUMERIC_PACKAGES",
     "REPORTED_PACKAGES",
+    "check_unchanged",
     "dataset_record",
     "datasets_of",
     "environment",
@@ -119,22 +120,61 @@ def dataset_record(value: str, locate: bool) -> dict:
         return {"name": value, "sha256": info.sha256, "rows": info.rows}
     try:
         return dict(source_info(value))
-    except (DataError, OSError) as error:
-        raise BuildError(f"dataset {value}: {' '.join(str(error).split())}") from error
+    except (DataError, ValueError, OSError) as error:
+        text = " ".join(str(error).split())
+        message = f"dataset {text}" if text.startswith(value) else f"dataset {value}: {text}"
+        raise BuildError(message) from error
 
 
-def datasets_of(specs: Mapping[str, object], values: Mapping[str, object], locate: bool) -> dict:
-    """``{parameter: record or [records]}`` for every dataset-typed parameter."""
+def datasets_of(
+    specs: Mapping[str, object],
+    values: Mapping[str, object],
+    locate: bool,
+    known: dict[str, dict] | None = None,
+) -> dict:
+    """``{parameter: record or [records]}`` for every dataset-typed parameter.
+
+    Each file is read, hashed and validated (:func:`dadp_lite.data.source_info`); ``known``
+    keeps the records of values already described (a sweep describes each file once).
+    """
+    known = {} if known is None else known
+
+    def record(value: str) -> dict:
+        if value not in known:
+            known[value] = dataset_record(value, locate)
+        return dict(known[value])
+
     out: dict = {}
     for name, spec in specs.items():
         value = values.get(name)
         if getattr(spec, "kind", None) != "dataset" or value is None:
             continue
-        if isinstance(value, list):
-            out[name] = [dataset_record(v, locate) for v in value]
-        else:
-            out[name] = dataset_record(value, locate)
+        out[name] = [record(v) for v in value] if isinstance(value, list) else record(value)
     return out
+
+
+def check_unchanged(datasets: Mapping[str, object]) -> None:
+    """Refuse a result if a dataset file changed since its record was made (run, point).
+
+    ``datasets`` as from :func:`datasets_of`: every record with a ``path`` is hashed again
+    (a registered excerpt described from the registry alone has none; it is verified
+    wherever it is read).
+    """
+    for parameter, records in datasets.items():
+        for record in records if isinstance(records, list) else [records]:
+            path = record.get("path") if isinstance(record, dict) else None
+            if not path:
+                continue
+            try:
+                now = file_sha256(Path(path))
+            except OSError as error:
+                now = f"unreadable ({error.strerror})"
+            if now != record["sha256"]:
+                raise BuildError(
+                    f"dataset file {path} ({parameter}) changed while the chapter ran (SHA-256 "
+                    f"{record['sha256'][:12]}... before, {now[:12]}... after); nothing written: "
+                    "run again on a file that stays put"
+                )
 
 
 def folder_hashes(folder: Path, exclude: Sequence[str] = ()) -> dict[str, str]:

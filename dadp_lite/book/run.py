@@ -9,7 +9,10 @@ Run folder (default ``runs/<slug>-<hash of the values>``)::
                           rows), chapter and package hashes, versions, time
 
 The folder is written as a temporary folder beside it and moved into place when complete:
-a refused value, a failing cell or an interruption leaves nothing behind.
+a refused value, a failing cell or an interruption leaves nothing behind (not even the
+folders created to hold it). Dataset files are read, hashed and validated before the kernel
+starts, and hashed again when it has finished: a file that changed meanwhile fails the run.
+A folder holds the run of one chapter: another chapter's run is never replaced.
 """
 
 from __future__ import annotations
@@ -26,15 +29,24 @@ from dadp_lite.book.outputs import (
     check_replaceable,
     clean_stale_temps,
     interruptible,
+    output_parent,
     temp_folder,
 )
 from dadp_lite.book.parameters import (
     chapter_parameters,
+    check_memory_estimate,
+    check_records,
     effective_parameters,
     profile_values,
     validate_parameters,
 )
-from dadp_lite.book.provenance import datasets_of, file_sha256, record_id, versions
+from dadp_lite.book.provenance import (
+    check_unchanged,
+    datasets_of,
+    file_sha256,
+    record_id,
+    versions,
+)
 from dadp_lite.book.render import render_single_chapter
 from dadp_lite.book.yamlio import dump_yaml, load_yaml_file
 
@@ -43,12 +55,23 @@ __all__ = ["RUN_MARKER", "run_chapter"]
 RUN_MARKER = "dadp_book_run"
 
 
-def _check_output(out: Path) -> None:
+def _check_output(out: Path, slug: str) -> None:
     check_replaceable(out, "params.yaml")
     if (out / "params.yaml").is_file():
         previous = load_yaml_file(out / "params.yaml", "run record")
         if not isinstance(previous, dict) or RUN_MARKER not in previous:
             raise BuildError(f"{out} holds a params.yaml that dadp-book did not write")
+        if previous.get("chapter") != slug:
+            raise BuildError(
+                f"{out} holds the run of {previous.get('chapter')}; a run folder holds one "
+                f"chapter, so {slug} would replace it: choose another --out"
+            )
+
+
+def _shown(values: dict) -> str:
+    """The values for the 'Running' line, cut short if long."""
+    text = str(values) if values else "its defaults"
+    return text if len(text) <= 300 else text[:300] + " ..."
 
 
 def _record(
@@ -93,17 +116,21 @@ def run_chapter(
         root, slug, {**profile_values(root, slug, profile), **(overrides or {})}
     )
     specs = {p.name: p.spec for p in chapter_parameters(root, slug)}
-    datasets = datasets_of(specs, effective_parameters(root, slug, values), locate=True)
+    effective = effective_parameters(root, slug, values)
+    datasets = datasets_of(specs, effective, locate=True)  # read, hashed and validated
+    check_records(slug, effective, datasets)
+    check_memory_estimate(slug, effective)
     name = f"{slug}-{record_id({'profile': profile, **values}, 8)}"
     out = Path(out or (runs_dir or root / "runs") / name).resolve()
-    _check_output(out)
-    print(f"Running {slug} with {values or 'its defaults'} -> {out}", flush=True)
+    _check_output(out, slug)
     notebook = convert_chapter(root, slug)
-    clean_stale_temps(out.parent)
-    with interruptible(), temp_folder(out.parent, out.name) as tmp:
+    with interruptible(), output_parent(out), temp_folder(out.parent, out.name) as tmp:
+        clean_stale_temps(out.parent)
+        print(f"Running {slug} with {_shown(values)} -> {out}", flush=True)
         result = execute_notebook(notebook, slug, values, scratch=tmp)
         if result.error:
             raise BuildError(f"{slug} failed, nothing written: {result.error}")
+        check_unchanged(datasets)
         notebook_path = result.save(tmp)
         if html:
             render_single_chapter(root, slug, notebook_path, tmp / "html")

@@ -11,6 +11,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import ExitStack, contextmanager
@@ -20,7 +23,15 @@ from dadp_lite.book.errors import BuildError
 from dadp_lite.book.execute import Execution, execute_notebook
 from dadp_lite.book.outputs import temp_folder
 
-__all__ = ["Outcome", "Task", "check_dask_address", "check_jobs", "dask_runner", "local_runner"]
+__all__ = [
+    "Outcome",
+    "Task",
+    "check_dask_address",
+    "check_jobs",
+    "dask_runner",
+    "die_with_parent",
+    "local_runner",
+]
 
 #: ``(converted notebook text, slug, parameters)``: the arguments of ``execute_notebook``.
 Task = tuple[str, str, dict]
@@ -45,16 +56,52 @@ def _job(args: tuple[int, Task, Path | None]) -> tuple[int, Outcome]:
         return index, RuntimeError(f"{type(error).__name__}: {error}")
 
 
-def _worker_signals() -> None:
-    """A worker leaves Ctrl-C to the parent and dies at once on SIGTERM.
+def _worker_signals(parent: int | None = None) -> None:
+    """A worker leaves Ctrl-C to the parent, dies at once on SIGTERM, and dies with its
+    parent.
 
     Workers are forked, so they inherit the parent's SIGTERM handler (which raises
     ``KeyboardInterrupt`` to clean up temporary folders); in a worker that exception can
     leave the pool's machinery waiting forever, and the parent's ``terminate(); join()``
     with it. The default action (terminate the process) is what stopping a worker means.
+    A parent killed outright (``kill -9``, the out-of-memory killer) runs no clean-up, so
+    the worker asks to be killed when its parent dies (:func:`die_with_parent`); its
+    kernels exit when they see their parent gone (ipykernel's parent poller).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if parent is not None:
+        die_with_parent(parent)
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this process die when process ``parent`` (its parent) does.
+
+    On Linux the kernel sends SIGKILL at the parent's death (``prctl(PR_SET_PDEATHSIG)``);
+    elsewhere a daemon thread polls the parent's pid each second. A parent already gone
+    ends this process at once.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if not sys.platform.startswith("linux") or libc.prctl(
+            _PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0
+        ):
+            raise OSError("prctl unavailable")
+    except (OSError, AttributeError):
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _stop(pool: ProcessPoolExecutor, before: set) -> None:
@@ -72,6 +119,7 @@ def _in_pool(jobs: int, args: list) -> Iterator[tuple[int, Outcome]]:
         max_workers=min(jobs, len(args)),
         mp_context=multiprocessing.get_context("fork"),
         initializer=_worker_signals,
+        initargs=(os.getpid(),),
     )
     finished = False
     try:

@@ -8,18 +8,21 @@ cell (or an entry of the vocabulary in :mod:`dadp_lite.book.parameters`)::
     TYPE        := int | float | str | bool | dataset | list[int] | list[float] | list[str]
                    | list[dataset]
     INTERVAL    := ("[" | "(") NUMBER ", " NUMBER ("]" | ")")     NUMBER: 0.5, 1e-6, inf, -inf
-    FLAG        := distinct | non-empty
+    FLAG        := distinct | non-empty | "at most " INTEGER
 
 Examples: ``# int in [1, 64]``, ``# float in (0, 1); chance of a zero``,
 ``# list[float] in [0, inf)``, ``# list[str] one of race, sex, tenure, distinct``.
 
 Rules: a list is never empty (``non-empty`` may be written for clarity) and a single value
-given for a list becomes a one-element list; ``distinct`` refuses repeated elements. An
+given for a list becomes a one-element list; ``distinct`` refuses repeated elements; a list
+holds at most :data:`MAX_ITEMS` values unless its declaration says ``at most N``. An
 integer is a whole number (``1e3`` is 1000, ``2.5`` and ``true`` are refused); a float
 accepts integers; NaN is never accepted and an infinite value only when the interval closes
 on it (``[0, inf]``). A ``dataset`` is a registered excerpt (``ma2019``, ``tx2019``,
 ``national2019``) or the path of an existing ``.csv`` or ``.parquet`` file; a path is
-passed on as an absolute path.
+passed on as an absolute path. Datasets of a ``distinct`` list must also have distinct
+names (a file is named after its stem, :func:`dadp_lite.data.dataset_name`): a chapter
+keys its results by name, so two files called ``data.csv`` would overwrite each other.
 """
 
 from __future__ import annotations
@@ -29,10 +32,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DeclarationError", "Spec", "SpecError", "check_dataset", "parse_declaration"]
+__all__ = [
+    "MAX_ITEMS",
+    "DeclarationError",
+    "Spec",
+    "SpecError",
+    "check_dataset",
+    "parse_declaration",
+]
 
 KINDS = ("int", "float", "str", "bool", "dataset")
 FLAGS = ("distinct", "non-empty")
+#: Values a list may hold unless its declaration allows more (``at most N``): each value of
+#: a list is usually one more pass of the chapter's experiments.
+MAX_ITEMS = 100
+_AT_MOST = re.compile(r"^at most (\d+)$")
 DATASET_SUFFIXES = (".csv", ".parquet")
 
 _TYPE = re.compile(r"^(?:list\[(\w+)\]|(\w+))\s*")
@@ -59,6 +73,7 @@ class Spec:
     high_open: bool = True
     choices: tuple[str, ...] | None = None
     distinct: bool = False
+    max_items: int = MAX_ITEMS
 
     def describe(self) -> str:
         """The declaration, in the grammar above (without the meaning)."""
@@ -68,7 +83,8 @@ class Spec:
         elif self.kind in ("int", "float"):
             left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
             text += f" in {left}{_number(self.low)}, {_number(self.high)}{right}"
-        return text + (", distinct" if self.distinct else "")
+        text += ", distinct" if self.distinct else ""
+        return text + (f", at most {self.max_items}" if self.max_items != MAX_ITEMS else "")
 
     def check(self, value: object) -> object:
         """The value as it will be passed to the chapter, or :class:`SpecError`."""
@@ -79,11 +95,18 @@ class Spec:
         items = list(value) if isinstance(value, list | tuple) else [value]
         if not items:
             raise SpecError("is an empty list; give at least one value")
+        if len(items) > self.max_items:
+            raise SpecError(
+                f"has {len(items)} values; at most {self.max_items} (each value is one more "
+                "pass of the chapter: split a longer list into several runs or a sweep)"
+            )
         checked = [self._check_one(item) for item in items]
         if self.distinct:
             repeated = sorted({str(v) for v in checked if checked.count(v) > 1})
             if repeated:
                 raise SpecError(f"lists {', '.join(repeated)} more than once")
+            if self.kind == "dataset":
+                _distinct_names(checked)
         return checked
 
     def _check_one(self, value: object) -> object:
@@ -164,19 +187,25 @@ def parse_declaration(text: str) -> tuple[Spec, str]:
         rest = rest[interval.end() :]
     elif rest.startswith("one of "):
         words = [w.strip() for w in rest[len("one of ") :].split(",")]
-        fields["choices"] = tuple(w for w in words if w not in FLAGS)
-        rest = ", ".join(w for w in words if w in FLAGS)
+        flag = [w in FLAGS or bool(_AT_MOST.match(w)) for w in words]
+        fields["choices"] = tuple(w for w, f in zip(words, flag, strict=True) if not f)
+        rest = ", ".join(w for w, f in zip(words, flag, strict=True) if f)
     flags = [f.strip() for f in rest.split(",") if f.strip()]
-    unknown = [f for f in flags if f not in FLAGS]
+    unknown = [f for f in flags if f not in FLAGS and not _AT_MOST.match(f)]
     if unknown:
         raise DeclarationError(f"unknown words {unknown} in {body!r}")
     fields["distinct"] = "distinct" in flags
+    for flag in flags:
+        if _AT_MOST.match(flag):
+            if not fields["is_list"]:
+                raise DeclarationError(f"'at most' applies to a list, not to {kind}")
+            fields["max_items"] = int(_AT_MOST.match(flag).group(1))
     return Spec(**fields), meaning.strip()
 
 
 def check_dataset(value: str) -> str:
     """A registered dataset name, or the absolute path of an existing .csv/.parquet file."""
-    from dadp_lite.data import DATASETS
+    from dadp_lite.data import DATASETS, DataError, source_path
 
     if value in DATASETS:
         return value
@@ -186,6 +215,29 @@ def check_dataset(value: str) -> str:
         raise SpecError(
             f"{value!r} is neither a registered dataset ({names}) nor a .csv or .parquet file"
         )
-    if not path.is_file():
+    if not path.exists():
         raise SpecError(f"dataset file {value} does not exist")
+    try:
+        source_path(path)  # a folder, a FIFO or a device is refused by what it is
+    except DataError as error:
+        raise SpecError(str(error)) from None
     return str(path.resolve())
+
+
+def _distinct_names(values: list[str]) -> None:
+    """Refuse two datasets that would carry one name (a chapter keys results by name)."""
+    from dadp_lite.data import DataError, dataset_name
+
+    seen: dict[str, str] = {}
+    for value in values:
+        try:
+            name = dataset_name(value)
+        except (DataError, OSError) as error:
+            raise SpecError(str(error)) from None
+        if name in seen:
+            raise SpecError(
+                f"lists {seen[name]} and {value}, which would both be named {name!r} (a file "
+                "is named after its file name, and the chapter keys its results by name); "
+                "rename one of the files"
+            )
+        seen[name] = value

@@ -23,15 +23,22 @@ from pathlib import Path
 from dadp_lite.book.discovery import convert_chapter, resolve_chapter
 from dadp_lite.book.errors import BuildError
 from dadp_lite.book.grid import Point, load_grid, plan_points
-from dadp_lite.book.outputs import check_replaceable, clean_stale_temps, interruptible
+from dadp_lite.book.outputs import (
+    check_replaceable,
+    clean_stale_temps,
+    interruptible,
+    output_parent,
+)
 from dadp_lite.book.parameters import (
     chapter_parameters,
+    check_memory_estimate,
+    check_records,
     effective_parameters,
     profile_values,
     validate_parameters,
 )
 from dadp_lite.book.points import Verdict, inspect_point, store_point
-from dadp_lite.book.provenance import datasets_of, record_id, sweep_provenance
+from dadp_lite.book.provenance import check_unchanged, datasets_of, record_id, sweep_provenance
 from dadp_lite.book.runners import (
     Outcome,
     check_dask_address,
@@ -40,6 +47,7 @@ from dadp_lite.book.runners import (
     local_runner,
 )
 from dadp_lite.book.sweep_tables import finish_sweep, start_sweep
+from dadp_lite.book.yamlio import load_yaml_file
 
 __all__ = ["PointResult", "sweep_chapter"]
 
@@ -88,20 +96,37 @@ def plan_sweep(
     name = f"{slug}-{record_id({'profile': profile, 'fixed': base, 'grid': grid}, 8)}"
     out = Path(out or (sweeps_dir or root / "sweeps") / name).resolve()
     check_replaceable(out, "grid.yaml")
+    _check_same_chapter(out, slug)
     echo = {"chapter": slug, "profile": profile, "fixed": base, "grid": grid, "points": len(points)}
     return SweepPlan(root, slug, out, points, records, provenance, echo)
 
 
+def _check_same_chapter(out: Path, slug: str) -> None:
+    """A sweep folder holds the sweep of one chapter."""
+    if not (out / "grid.yaml").is_file():
+        return
+    previous = load_yaml_file(out / "grid.yaml", "sweep record")
+    chapter = previous.get("chapter") if isinstance(previous, dict) else None
+    if chapter != slug:
+        raise BuildError(
+            f"{out} holds the sweep of {chapter}; a sweep folder holds one chapter, so "
+            f"{slug} would mix with it: choose another --out"
+        )
+
+
 def _records(root: Path, slug: str, points: Sequence[Point], provenance: dict) -> list[dict]:
     specs = {p.name: p.spec for p in chapter_parameters(root, slug)}
-    records = []
+    records, known = [], {}
     for point in points:
         effective = effective_parameters(root, slug, point.values)
+        datasets = datasets_of(specs, effective, locate=False, known=known)
+        check_records(slug, effective, datasets)
+        check_memory_estimate(slug, effective)
         records.append({
             "provenance": provenance,
             "parameters": effective,
             "seed": effective.get("SEED"),
-            "datasets": datasets_of(specs, effective, locate=False),
+            "datasets": datasets,
         })  # fmt: skip
     return records
 
@@ -131,6 +156,10 @@ def _outcome(point: Point, record: dict, outcome: Outcome, folder: Path) -> Poin
     if differs:
         error = f"the worker's installation differs from this machine's ({', '.join(differs)})"
         return PointResult(point.point_id, point.values, "failed", outcome.seconds, error)
+    try:
+        check_unchanged(record["datasets"])
+    except BuildError as error:
+        return PointResult(point.point_id, point.values, "failed", outcome.seconds, str(error))
     store_point(folder, record, outcome)
     return PointResult(point.point_id, point.values, "done", outcome.seconds)
 
@@ -197,7 +226,11 @@ def sweep_chapter(
         for i, p in enumerate(plan.points)
         if i not in todo
     }
-    with interruptible(), _runner(todo, dask, jobs, dask_timeout, plan.out) as run:
+    with (
+        interruptible(),
+        output_parent(plan.out),
+        _runner(todo, dask, jobs, dask_timeout, plan.out) as run,
+    ):
         start_sweep(plan.out, plan.echo, plan.provenance)
         for folder in (plan.out, plan.out / "points"):
             clean_stale_temps(folder)

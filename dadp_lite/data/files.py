@@ -6,16 +6,30 @@ located and verified against its SHA-256 by :mod:`dadp_lite.data.excerpts`) or t
 (:mod:`dadp_lite.data.schema`). A registered name wins over a file of the same name in
 the working directory. A user file has no published hash, so it is read as it is; its
 SHA-256 and row count are what :func:`source_info` reports for a run's provenance.
-Its dataset name is the file's stem (``runs/ma-swapped.csv`` -> ``ma-swapped``).
 
-CSV files must be UTF-8 (a byte-order mark is allowed); UTF-16, binary files and Parquet
-files named ``.csv`` are refused with an error that says so. Parquet needs ``pyarrow``.
+A dataset's identity is its name and the SHA-256 of its bytes. A file is read once and
+hashed from the bytes read (:func:`load_raw` returns the frame with ``attrs["sha256"]``),
+so a recorded hash is always the hash of what was computed on. A file's name is its stem
+(``runs/ma-swapped.csv`` -> ``ma-swapped``), except that a stem that is a registered name
+(``other/ma2019.csv``) names the file only if its bytes are that excerpt's (verified by
+SHA-256); otherwise the name is the stem and the first 8 hex digits of the file's SHA-256
+(``ma2019-3f2a1b0c``), so a user's file is never taken for an excerpt (nor compared with
+the paper's printed numbers) because of its name.
+
+A dataset file is a regular file (not a folder, FIFO or device). CSV files must be UTF-8
+(a byte-order mark is allowed), comma-separated, with each column named once; UTF-16,
+binary, gzip and ZIP files, Parquet files named ``.csv`` and CSV text named ``.parquet``
+are refused with an error that says so. Parquet needs ``pyarrow``.
 """
 
 from __future__ import annotations
 
 import codecs
+import csv
+import hashlib
+import io
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +85,23 @@ def _check_ref(dataset: object) -> None:
         )
 
 
+_KINDS = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a named pipe (FIFO)",
+          stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
+          stat.S_ISSOCK: "a socket"}  # fmt: skip
+
+
+def _check_regular(path: Path) -> None:
+    """Refuse a folder, FIFO, device or socket (followed through links) by what it is."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise DataError(f"cannot read {path}: {error.strerror}") from error
+    if not stat.S_ISREG(mode):
+        kind = next((k for test, k in _KINDS.items() if test(mode)), "not a regular file")
+        link = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
+        raise DataError(f"{path}{link} is {kind}, not a regular file; a dataset is a file")
+
+
 def source_path(dataset: DatasetRef, data_dir: str | os.PathLike[str] | None = None) -> Path:
     """The local file behind ``dataset``: a registered name (located and verified, see
     :func:`~dadp_lite.data.excerpts.dataset_path`; ``data_dir`` applies to these only) or
@@ -89,8 +120,7 @@ def source_path(dataset: DatasetRef, data_dir: str | os.PathLike[str] | None = N
             f"no such file: {path} (a dataset is a registered name, {_known()}, "
             "or the path of a .csv or .parquet file in the excerpt schema)"
         )
-    if not path.is_file():
-        raise DataError(f"{path} is not a file")
+    _check_regular(path)
     if path.suffix.lower() not in FILE_SUFFIXES:
         raise DataError(
             f"{path}: unsupported file type {path.suffix!r}; a dataset file is "
@@ -99,10 +129,22 @@ def source_path(dataset: DatasetRef, data_dir: str | os.PathLike[str] | None = N
     return path
 
 
-def dataset_name(dataset: DatasetRef) -> str:
-    """The dataset's name: a registered name itself, else the file's stem."""
+def dataset_name(dataset: DatasetRef, sha256: str | None = None) -> str:
+    """The dataset's name: a registered name itself, else the file's stem.
+
+    A file whose stem is a registered name (``other/ma2019.csv``) is named by its stem only
+    if its bytes are that excerpt's; otherwise ``<stem>-<first 8 hex digits of its SHA-256>``
+    (module docstring). ``sha256`` is the hash of the bytes read, if known (else the file
+    is hashed).
+    """
     _check_ref(dataset)
-    return dataset if is_registered(dataset) else Path(dataset).stem
+    if is_registered(dataset):
+        return dataset
+    stem = Path(dataset).stem
+    if stem not in DATASETS:
+        return stem
+    digest = sha256 or sha256_of(source_path(dataset))
+    return stem if digest == DATASETS[stem].sha256 else f"{stem}-{digest[:8]}"
 
 
 def dataset_label(dataset: DatasetRef, kind: str = "paper") -> str:
@@ -123,10 +165,20 @@ def dataset_label(dataset: DatasetRef, kind: str = "paper") -> str:
 
 
 # ---------------------------------------------------------------------- reading
-def _sniff(path: Path) -> None:
-    """Refuse empty, UTF-16/32, Parquet-named-.csv and binary files before parsing."""
-    with open(path, "rb") as handle:
-        head = handle.read(1 << 16)
+_DELIMITERS = {";": "';' (semicolons)", "\t": "tabs", "|": "'|' (bars)"}
+
+
+def _read_bytes(path: Path) -> bytes:
+    _check_regular(path)
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise DataError(f"cannot read {path}: {error.strerror}") from error
+
+
+def _sniff(data: bytes, path: Path) -> None:
+    """Refuse empty, UTF-16/32, Parquet, gzip, ZIP and binary content before parsing."""
+    head = data[: 1 << 16]
     if not head:
         raise DataError(f"{path} is empty (0 bytes): not a readable CSV of the excerpt schema")
     if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
@@ -135,6 +187,10 @@ def _sniff(path: Path) -> None:
         raise DataError(f"{path} is UTF-16 text; save it as a UTF-8 CSV (Excel: 'CSV UTF-8')")
     if head.startswith(b"PAR1"):
         raise DataError(f"{path} is a Parquet file; give it the suffix .parquet")
+    if head.startswith(b"\x1f\x8b"):
+        raise DataError(f"{path} is gzip-compressed; decompress it (gunzip) and give the CSV")
+    if head.startswith(b"PK\x03\x04"):
+        raise DataError(f"{path} is a ZIP archive (an Excel workbook?); export it as a UTF-8 CSV")
     if b"\x00" in head:
         raise DataError(
             f"{path} holds NUL bytes: a binary file (or UTF-16 text without a byte-order "
@@ -142,44 +198,66 @@ def _sniff(path: Path) -> None:
         )
 
 
-def read_excerpt_csv(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read an excerpt CSV with every column as text (``N`` kept as is), no hash check.
+def _check_header(text: str, path: Path) -> None:
+    """Refuse a header that names a column twice, or that is not comma-separated."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    names = next(csv.reader([first]), [])
+    seen: dict[str, int] = {}
+    for position, name in enumerate(names, start=1):
+        if name in seen:
+            raise DataError(
+                f"{path}: the header names the column {name!r} twice (columns {seen[name]} "
+                f"and {position}); every column must be named once"
+            )
+        seen[name] = position
+    if len(names) == 1:
+        found = [label for mark, label in _DELIMITERS.items() if mark in first]
+        if found:
+            raise DataError(
+                f"{path}: the header is one column, {first[:60]!r}: the file looks separated "
+                f"by {found[0]}; the excerpt schema is comma-separated (save as CSV with "
+                f"commas)"
+            )
 
-    The header must hold the schema's columns and at least one record must follow. Blank
-    lines are skipped (error messages still give the right line numbers).
-    """
-    path = Path(path)
-    _sniff(path)
+
+def _parse_csv(data: bytes, path: Path) -> pd.DataFrame:
+    _sniff(data, path)
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise DataError(
             f"{path} is not UTF-8 text (byte {error.start}); save it as a UTF-8 CSV"
         ) from error
+    _check_header(text, path)
+    try:  # header=None: a row with more fields than the header is an error (not an index)
+        table = pd.read_csv(io.StringIO(text), header=None, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-        raise DataError(f"{path} is not a readable CSV ({error})") from error
-    with open(path, "rb") as handle:  # pandas skips blank lines; keep their numbers
-        blank_lines = tuple(i + 1 for i, line in enumerate(handle) if not line.strip())
+        detail = " ".join(str(error).split()).removeprefix("Error tokenizing data. C error: ")
+        raise DataError(f"{path} is not a readable CSV ({detail})") from error
+    frame = table.iloc[1:].reset_index(drop=True)
+    frame.columns = list(table.iloc[0])
+    # pandas skips blank lines; keep their numbers for error messages
+    blank_lines = tuple(i + 1 for i, line in enumerate(data.splitlines()) if not line.strip())
     frame.attrs.update(source=str(path), first_line=2, blank_lines=blank_lines)
     return check_columns(frame)
 
 
-def read_excerpt_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read an excerpt Parquet file; the schema's columns come back as text.
-
-    Whole numbers are written without a decimal part; a null PINCP means no income
-    (``N``); a null elsewhere becomes an empty value, which the schema refuses.
-    """
-    path = Path(path)
+def _parse_parquet(data: bytes, path: Path) -> pd.DataFrame:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as error:  # pragma: no cover - pyarrow is a dependency
         raise DataError("reading Parquet needs pyarrow (pip install pyarrow)") from error
+    if not data.startswith(b"PAR1"):
+        raise DataError(
+            f"{path} is not a Parquet file (no Parquet signature; a CSV named .parquet?); "
+            "give a CSV the suffix .csv"
+        )
     try:
-        frame = pq.read_table(path).to_pandas()
-    except (pa.ArrowException, OSError) as error:
-        raise DataError(f"{path} is not a readable Parquet file ({error})") from error
+        frame = pq.read_table(pa.BufferReader(data)).to_pandas()
+    except (pa.ArrowException, OSError, ValueError) as error:
+        detail = " ".join(str(error).split())
+        raise DataError(f"{path} is not a readable Parquet file ({detail})") from error
     for column in RAW_COLUMNS:
         if column in frame.columns:
             values = frame[column]
@@ -187,6 +265,33 @@ def read_excerpt_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
             frame[column] = text.where(values.notna(), NO_INCOME if column == "PINCP" else "")
     frame.attrs.update(source=str(path))
     return check_columns(frame)
+
+
+def _read(path: Path, parse) -> pd.DataFrame:
+    data = _read_bytes(path)
+    frame = parse(data, path)
+    frame.attrs.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    return frame
+
+
+def read_excerpt_csv(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read an excerpt CSV with every column as text (``N`` kept as is), no hash check.
+
+    The header must hold the schema's columns, each column named once, and at least one
+    record must follow. Blank lines are skipped (error messages still give the right line
+    numbers). The file is read once: ``attrs["sha256"]`` is the hash of the bytes parsed.
+    """
+    return _read(Path(path), _parse_csv)
+
+
+def read_excerpt_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read an excerpt Parquet file; the schema's columns come back as text.
+
+    Whole numbers are written without a decimal part; a null PINCP means no income
+    (``N``); a null elsewhere becomes an empty value, which the schema refuses.
+    ``attrs["sha256"]`` is the hash of the bytes parsed.
+    """
+    return _read(Path(path), _parse_parquet)
 
 
 def _parquet_text(value: object) -> str:
@@ -207,36 +312,42 @@ def load_raw(dataset: DatasetRef, data_dir: str | os.PathLike[str] | None = None
     """Read a dataset with the schema's columns as text (``N`` kept as is).
 
     A registered name is located and verified first (a file that fails its SHA-256 is never
-    read); a path is read as it is. The values are checked when they are recoded
-    (:func:`dadp_lite.data.encoding.encode`).
+    read), and the bytes parsed are verified again; a path is read as it is. The file is
+    read once: ``attrs["sha256"]`` is the SHA-256 of the bytes parsed. The values are
+    checked when they are recoded (:func:`dadp_lite.data.encoding.encode`).
     """
     path = source_path(dataset, data_dir)
-    if is_registered(dataset):
-        return read_excerpt_csv(path)
-    return read_excerpt_file(path)
+    if not is_registered(dataset):
+        return read_excerpt_file(path)
+    raw = read_excerpt_csv(path)
+    info = DATASETS[dataset]
+    if raw.attrs["sha256"] != info.sha256:
+        raise DataError(
+            f"{path} changed after it was verified: it no longer matches the published "
+            f"SHA-256 of {info.filename}; the file was not used"
+        )
+    return raw
 
 
-def source_info(dataset: DatasetRef) -> dict[str, object]:
+def source_info(dataset: DatasetRef, *, validate: bool = True) -> dict[str, object]:
     """Where a dataset's records come from: ``name``, ``path``, ``sha256``, ``bytes``, ``rows``.
 
     ``dataset`` is a registered name (the file is located and verified as by
     :func:`~dadp_lite.data.excerpts.dataset_path`) or the path of a file in the excerpt
-    schema. ``rows`` counts records (non-blank data lines of a CSV, rows of a Parquet file).
+    schema. The file is read once; ``sha256`` is the hash of the bytes read, ``rows`` the
+    records parsed from them. With ``validate`` every value is checked as loading the
+    dataset under the default encoding would (:func:`~dadp_lite.data.encoding.encode`),
+    so a bad file is refused here, naming the column and row, before any work starts.
     """
-    path = source_path(dataset)
-    if is_registered(dataset):
-        info = DATASETS[dataset]
-        return {"name": dataset, "path": str(path), "sha256": info.sha256,
-                "bytes": path.stat().st_size, "rows": info.rows}  # fmt: skip
-    if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
+    raw = load_raw(dataset)
+    if validate:
+        from dadp_lite.data.encoding import encode
 
-        rows = pq.ParquetFile(path).metadata.num_rows
-    else:
-        with open(path, "rb") as handle:
-            rows = max(sum(1 for line in handle if line.strip()) - 1, 0)
-    return {"name": path.stem, "path": str(path.resolve()), "sha256": sha256_of(path),
-            "bytes": path.stat().st_size, "rows": int(rows)}  # fmt: skip
+        encode(raw)
+    path = source_path(dataset)
+    digest = raw.attrs["sha256"]
+    return {"name": dataset_name(dataset, sha256=digest), "path": str(path.resolve()),
+            "sha256": digest, "bytes": raw.attrs["bytes"], "rows": len(raw)}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- writing

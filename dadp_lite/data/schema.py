@@ -103,11 +103,13 @@ class ParsedExcerpt:
         return ~np.isnan(self.income)
 
 
-def row_error(raw: pd.DataFrame, column: str, bad: np.ndarray, problem: str) -> DataError:
+def row_error(
+    raw: pd.DataFrame, column: str, bad: np.ndarray, problem: str, *, show_value: bool = True
+) -> DataError:
     """An error naming the source, the column, the first bad row (and line) and the count."""
     source = raw.attrs.get("source")
     position = int(np.flatnonzero(bad)[0])
-    value = raw[column].iloc[position]
+    value = f"{raw[column].iloc[position]!r} " if show_value else ""
     where = f"row {position + 1}"
     first_line = raw.attrs.get("first_line")  # file line of data row 1 (CSV files)
     if first_line is not None:
@@ -118,7 +120,7 @@ def row_error(raw: pd.DataFrame, column: str, bad: np.ndarray, problem: str) -> 
     count = int(bad.sum())
     more = f"; {count} rows in all" if count > 1 else ""
     prefix = f"{source}: " if source else ""
-    return DataError(f"{prefix}column {column}, {where}: {value!r} {problem}{more}")
+    return DataError(f"{prefix}column {column}, {where}: {value}{problem}{more}")
 
 
 def _text(raw: pd.DataFrame, column: str) -> pd.Series:
@@ -161,7 +163,15 @@ def _income(raw: pd.DataFrame) -> np.ndarray:
         values = pd.to_numeric(text.where(~none, "0"), errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values)
     if bad.any():
-        raise row_error(raw, "PINCP", bad, f"is neither a number nor {NO_INCOME!r} (no income)")
+        first = str(raw["PINCP"].iloc[int(np.flatnonzero(bad)[0])]).strip()
+        hint = ""
+        if "," in first:
+            hint = "; write numbers without thousands separators (50000)"
+        elif first == NO_INCOME.lower():
+            hint = f"; no income is written {NO_INCOME} (upper case)"
+        raise row_error(
+            raw, "PINCP", bad, f"is neither a number nor {NO_INCOME!r} (no income){hint}"
+        )
     return np.where(none, np.nan, values)
 
 
@@ -173,9 +183,14 @@ def check_columns(raw: pd.DataFrame) -> pd.DataFrame:
     prefix = f"{source}: " if source else ""
     missing = [column for column in RAW_COLUMNS if column not in raw.columns]
     if missing:
-        lower = {str(c).lower(): str(c) for c in raw.columns}
-        hints = [f"{lower[m.lower()]!r} (names are case-sensitive)" for m in missing
-                 if m.lower() in lower]  # fmt: skip
+        lower = {str(c).strip().lower(): str(c) for c in raw.columns}
+        hints = []
+        for name in missing:
+            found = lower.get(name.lower())
+            if found is not None and found.strip() != found:
+                hints.append(f"{found!r} (remove the spaces around the name)")
+            elif found is not None:
+                hints.append(f"{found!r} (names are case-sensitive)")
         hint = f"; found {', '.join(hints)}" if hints else ""
         raise DataError(
             f"{prefix}the header lacks the column(s) {', '.join(missing)} of the excerpt schema "

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from dadp_lite._validate import check_counts, check_positive_int, check_rng
+from dadp_lite.resources import check_memory
 
 __all__ = ["additive_release"]
 
@@ -23,10 +24,13 @@ def additive_release(
 
     ``sample_noise(rng, shape)`` draws the noise of all repetitions at once; with
     ``project`` every released count is clipped to ``>= 0`` (the paper's post-processing).
+    The output (8 bytes a cell) is checked against the memory available before it is made.
     """
     counts = check_counts(counts, ndim=1)
     reps = check_positive_int(reps, "reps")
-    released = sample_noise(check_rng(rng), (reps, counts.size))
+    rng = check_rng(rng)
+    check_memory(8 * reps * counts.size, f"reps = {reps} releases of {counts.size} cells")
+    released = sample_noise(rng, (reps, counts.size))
     released += counts
     if project:
         np.maximum(released, 0, out=released)

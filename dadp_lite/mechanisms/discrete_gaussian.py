@@ -52,7 +52,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dadp_lite._validate import check_rng
+from dadp_lite._validate import check_epsilon, check_rng
 from dadp_lite.definitions import discrete_gaussian_sigma
 from dadp_lite.mechanisms._additive import additive_release
 from dadp_lite.mechanisms._bernoulli_exp import (
@@ -64,6 +64,8 @@ from dadp_lite.mechanisms._bernoulli_exp import (
 )
 
 __all__ = [
+    "SIGMA_MAX",
+    "SIGMA_MIN",
     "discrete_gaussian",
     "sample_discrete_gaussian",
     "sigma_squared_fraction",
@@ -71,6 +73,12 @@ __all__ = [
 
 _INT64_SAFE = 2**62  # every modulus drawn with rng.integers stays below this
 _MAX_DENOMINATOR = 10**6
+#: Range of a float ``sigma`` the exact sampler supports: above SIGMA_MAX its integers
+#: (``2 p q t^2``) leave int64; below SIGMA_MIN ``sigma^2`` has no rational close enough
+#: (1e-9 relative) whose integers fit (both found by scanning, with a margin; tested).
+#: With ``sigma = 2 / epsilon``: epsilon in [2 / SIGMA_MAX, 2 / SIGMA_MIN].
+SIGMA_MIN = 1e-4
+SIGMA_MAX = 38_000.0
 _BATCH = 2**17  # proposals per pass: temporaries stay small enough to be reused
 
 
@@ -94,9 +102,13 @@ def sigma_squared_fraction(sigma: float | Fraction) -> Fraction:
     if isinstance(sigma, Fraction | numbers.Integral):
         return Fraction(sigma) ** 2
     target = float(sigma) ** 2
+    if not 0 < target < math.inf:
+        raise ValueError(f"sigma = {sigma!r} has a square that is not a positive float")
     # modulus 2 p q t^2 ~ 2 sigma^4 q^2 must stay below 2**62
     room = math.isqrt(int(_INT64_SAFE // (2 * (target + 1) * (math.sqrt(target) + 1) ** 2)))
     value = Fraction(target).limit_denominator(max(1, min(_MAX_DENOMINATOR, room)))
+    if abs(float(value) - target) > 1e-9 * target and room > _MAX_DENOMINATOR:
+        value = Fraction(target).limit_denominator(room)  # small sigma: finer denominators
     if abs(float(value) - target) > 1e-9 * target:
         raise ValueError(
             f"sigma = {sigma!r} has no rational square with a small enough denominator; "
@@ -311,9 +323,22 @@ def discrete_gaussian(
     if (epsilon is None) == (sigma is None):
         raise ValueError("give exactly one of epsilon or sigma")
     if epsilon is not None:
-        sigma = discrete_gaussian_sigma(epsilon)
+        sigma = discrete_gaussian_sigma(check_epsilon(epsilon))
+        if not SIGMA_MIN <= sigma <= SIGMA_MAX:
+            raise ValueError(
+                f"epsilon = {epsilon!r} is outside the discrete Gaussian's supported range "
+                f"[{2 / SIGMA_MAX:.3g}, {2 / SIGMA_MIN:.3g}] (sigma = 2/epsilon = {sigma:.3g}; "
+                f"the exact sampler's integers must fit int64)"
+            )
     else:
         _check_sigma(sigma)
+        if not isinstance(sigma, Fraction | numbers.Integral) and not (
+            SIGMA_MIN <= sigma <= SIGMA_MAX
+        ):
+            raise ValueError(
+                f"sigma = {sigma!r} is outside the exact sampler's range [{SIGMA_MIN:g}, "
+                f"{SIGMA_MAX:g}] for a float (its integers must fit int64); pass a Fraction"
+            )
     return additive_release(
         counts,
         lambda rng_, shape: sample_discrete_gaussian(sigma, shape, rng_),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dadp_lite._validate import check_epsilon
 from dadp_lite.definitions import laplace_scale
 from dadp_lite.mechanisms._additive import additive_release
 
@@ -46,7 +47,7 @@ def laplace(
     numpy.ndarray
         float64 array of shape ``(reps, n_cells)``.
     """
-    scale = laplace_scale(epsilon)
+    scale = laplace_scale(check_epsilon(epsilon))  # one epsilon per call
     return additive_release(
         counts,
         lambda rng_, shape: rng_.laplace(0.0, scale, size=shape),

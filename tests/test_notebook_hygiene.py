@@ -225,10 +225,6 @@ def test_setup_and_glue_cells_are_collapsed_and_checks_are_visible(slug):
 #: meets its rule fails the test below, so it is removed the day it is clean).
 PENDING: dict[str, set[str]] = {
     "main_result": {
-        "01-setting-and-data",
-        "02-sufficient-condition-lemma",
-        "03-laplace-and-discrete-gaussian",
-        "04-cell-suppression-privacy",
         "05-cell-suppression-bias",
         "06-swapping-privacy",
         "07-swapping-bias",
@@ -239,10 +235,6 @@ PENDING: dict[str, set[str]] = {
         "14-privacy-audits",
     },
     "cell_length": {
-        "01-setting-and-data",
-        "02-sufficient-condition-lemma",
-        "03-laplace-and-discrete-gaussian",
-        "04-cell-suppression-privacy",
         "05-cell-suppression-bias",
         "06-swapping-privacy",
         "07-swapping-bias",
@@ -253,9 +245,6 @@ PENDING: dict[str, set[str]] = {
         "14-privacy-audits",
     },
     "sentences_from_package": {
-        "01-setting-and-data",
-        "03-laplace-and-discrete-gaussian",
-        "04-cell-suppression-privacy",
         "05-cell-suppression-bias",
         "06-swapping-privacy",
         "07-swapping-bias",

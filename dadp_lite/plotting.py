@@ -24,6 +24,7 @@ from dadp_lite.registry import REGISTRY
 
 __all__ = [
     "CURVE_STYLES",
+    "YARDSTICK_STYLES",
     "MECHANISM_COLORS",
     "MECHANISM_LABELS",
     "MECHANISM_LINESTYLES",
@@ -33,6 +34,9 @@ __all__ = [
     "epsilon_colors",
     "epsilon_markers",
     "errorband",
+    "accuracy_panels",
+    "release_curves",
+    "release_handles",
     "mechanism_color",
     "mechanism_linestyle",
     "mechanism_marker",
@@ -324,3 +328,101 @@ def plot_audit_tightness(
     )
     fig.tight_layout()
     return fig
+
+
+#: How a classifier's yardsticks are drawn (horizontal rules): the non-private baseline
+#: black, the majority class and the cell-majority ceiling grey, each its own dash pattern.
+YARDSTICK_STYLES: dict[str, dict] = {
+    "baseline": {"color": "black", **CURVE_STYLES["baseline"]},
+    "majority": {"color": "grey", **CURVE_STYLES["exact"]},
+    "ceiling": {"color": "grey", **CURVE_STYLES["exact + floor"]},
+}
+
+
+def accuracy_panels(
+    fig, results: pd.DataFrame, metric: str, *, ylabel: str, rules: dict[str, tuple[str, str]]
+) -> None:
+    """One panel per dataset of ``metric`` (+- 1 standard error, column ``<metric>_se``)
+    against epsilon (log scale), one curve per mechanism in its colour, marker and line
+    style; a horizontal rule per yardstick, and one legend right of the last panel.
+
+    ``results`` has columns ``dataset``, ``mechanism``, ``epsilon``, ``metric``,
+    ``<metric>_se`` and the yardsticks' columns (constant within a dataset). ``rules`` maps
+    a yardstick's column to its legend label and a style of :data:`YARDSTICK_STYLES`
+    (``{"baseline_accuracy": ("non-private baseline", "baseline")}``).
+    """
+    needed = ["dataset", "mechanism", "epsilon", metric, f"{metric}_se", *rules]
+    missing = [c for c in needed if c not in results.columns]
+    if missing:
+        raise ValueError(f"results lacks the column(s) {missing}")
+    unknown = [style for _, style in rules.values() if style not in YARDSTICK_STYLES]
+    if unknown:
+        raise ValueError(f"rules: unknown style(s) {unknown}; known: {sorted(YARDSTICK_STYLES)}")
+    names = list(dict.fromkeys(results["dataset"]))
+    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    epsilons = sorted(results["epsilon"].unique())
+    for ax, name in zip(axes, names, strict=True):
+        part = results[results["dataset"] == name]
+        for mech, m in part.groupby("mechanism", sort=False):
+            ax.errorbar(m["epsilon"], m[metric], yerr=m[f"{metric}_se"], capsize=2, ms=4,
+                        marker=mechanism_marker(mech), ls=mechanism_linestyle(mech),
+                        color=mechanism_color(mech), label=MECHANISM_LABELS[mech])  # fmt: skip
+        for column, (label, style) in rules.items():
+            ax.axhline(part[column].iloc[0], label=label, **YARDSTICK_STYLES[style])
+        ax.set(xscale="log", xlabel=f"epsilon ({dataset_label(name)})", ylabel=ylabel)
+        ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
+        ax.minorticks_off()
+    axes[-1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5),
+                    handlelength=3.5)  # fmt: skip
+    fig.tight_layout()
+
+
+#: How the paper's printed values are drawn beside a mechanism's curve: the mechanism's own
+#: marker, hollow and larger, so a printed value is matched to its mechanism by shape.
+PRINTED_MARK = {"ls": "none", "mfc": "none", "ms": 8, "mew": 1.4}
+
+
+def release_curves(
+    ax, table: pd.DataFrame, stat: str, *, references: dict[str, str], mechanisms=None
+) -> None:
+    """Per mechanism of ``table`` (a data-release table: columns ``mechanism``, ``epsilon``,
+    ``stat``, ``<stat>_lo``, ``<stat>_hi``, ``paper_<stat>`` and the ``references``): ours
+    as a solid line with the mechanism's marker and a band for the interval, each reference
+    column in its kind of curve (``{"alpha_exact": "exact"}``, see :data:`CURVE_STYLES`),
+    and the paper's printed values as the mechanism's marker, hollow (:data:`PRINTED_MARK`).
+    ``mechanisms`` restricts and orders the mechanisms drawn (default: all, in order)."""
+    needed = ["mechanism", "epsilon", stat, f"{stat}_lo", f"{stat}_hi", f"paper_{stat}",
+              *references]  # fmt: skip
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks the column(s) {missing}")
+    for kind in references.values():
+        curve_style(kind)  # raises on an unknown kind
+    names = list(dict.fromkeys(table["mechanism"])) if mechanisms is None else list(mechanisms)
+    for mech in names:
+        t, color, marker = (
+            table[table["mechanism"] == mech],
+            mechanism_color(mech),
+            mechanism_marker(mech),
+        )
+        ax.plot(t["epsilon"], t[stat], color=color, marker=marker, label=MECHANISM_LABELS[mech])
+        ax.fill_between(t["epsilon"], t[f"{stat}_lo"], t[f"{stat}_hi"], color=color,
+                        alpha=0.25, lw=0)  # fmt: skip
+        for column, kind in references.items():
+            ax.plot(t["epsilon"], t[column], color=color, **curve_style(kind))
+        ax.plot(t["epsilon"], t[f"paper_{stat}"], color=color, marker=marker, **PRINTED_MARK)
+
+
+def release_handles(kinds: Sequence[str], *, labels: Sequence[str] = ()) -> list:
+    """Legend handles, in black, for the curves of :func:`release_curves`: "ours", the
+    reference ``kinds`` (labelled by ``labels`` if given), and "paper (hollow marker)"."""
+    from matplotlib.lines import Line2D
+
+    names = list(labels) or list(kinds)
+    if len(names) != len(kinds):
+        raise ValueError(f"labels: {len(names)} given for {len(kinds)} kinds of curve")
+    return [
+        Line2D([], [], color="black", label="ours"),
+        *(Line2D([], [], color="black", label=n, **curve_style(k)) for k, n in zip(kinds, names)),
+        Line2D([], [], color="black", marker="o", label="paper (hollow marker)", **PRINTED_MARK),
+    ]

@@ -21,7 +21,7 @@ from pandas.io.formats.style import Styler
 from dadp_lite.data import dataset_label
 from dadp_lite.registry import get
 
-__all__ = ["CSS_CLASS", "release_table", "show"]
+__all__ = ["CSS_CLASS", "readable", "release_table", "show"]
 
 #: The class every reader table carries (styled by ``_static/dadp.css``).
 CSS_CLASS = "dadp-table"
@@ -337,3 +337,17 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
         group_by=("", "mechanism"),
         missing="not printed in the paper, or no closed form",
     )
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` for a reader: a ``dataset`` column shows the datasets' labels
+    (:func:`dadp_lite.data.dataset_label`: "MA", not "ma2019") and a ``mechanism`` column
+    the mechanisms' labels ("DP swapping", not "dp_swapping")."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a DataFrame, got {type(frame).__name__}")
+    out = frame.copy()
+    if "dataset" in out.columns:
+        out["dataset"] = out["dataset"].map(dataset_label)
+    if "mechanism" in out.columns:
+        out["mechanism"] = out["mechanism"].map(lambda name: get(name).label)
+    return out

@@ -273,3 +273,23 @@ def test_log_mgfs_refuse_t_outside_their_domain():
         projected_discrete_gaussian_log_mgf([0], [2.0], sigma=1.0)
     with pytest.raises(ValueError):
         projected_laplace_log_mgf([[0, 1]], [0.1], epsilon=1.0)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 4.0])
+def test_the_table_sigma_is_the_noise_whose_zcdp_rho_is_epsilon_over_ten(epsilon):
+    """Gaussian noise of scale sigma on a query of l2 sensitivity 2 is rho-zCDP with
+    rho = 2^2 / (2 sigma^2): the table's sigma gives the rho = epsilon/10 of its delta column."""
+    from dadp_lite.theory import baselines
+
+    sigma = baselines.discrete_gaussian_table_sigma(epsilon)
+    assert 4 / (2 * sigma**2) == pytest.approx(epsilon / 10, rel=1e-12)
+    assert baselines.discrete_gaussian_delta_table_reading(epsilon) == pytest.approx(
+        baselines.zcdp_delta(epsilon, rho=4 / (2 * sigma**2)), rel=1e-12
+    )
+
+
+def test_the_table_sigma_refuses_a_bad_epsilon():
+    from dadp_lite.theory import baselines
+
+    with pytest.raises(ValueError, match="epsilon"):
+        baselines.discrete_gaussian_table_sigma(0.0)

@@ -74,10 +74,6 @@ KNOWN_CHAPTER_DEBRIS: dict[str, dict[str, int]] = {
     "notebooks/08-k-anonymity-privacy": {"overflow": 2, "dataframe": 5},
     # "overflow": inline formulas wider than a phone's column, cut by the theme's
     # span.math {overflow: hidden}: make them display formulas (or split them)
-    "notebooks/12-data-release-tables": {
-        "dataframe": 3, "truncated": 4, "parameter_name": 1, "overflow": 1,
-    },
-    "notebooks/13-classification": {"dataframe": 1, "parameter_name": 1},
 }  # fmt: skip
 
 pytestmark = pytest.mark.book

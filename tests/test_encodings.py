@@ -326,3 +326,11 @@ def test_alpha_search_rows_and_the_largest_cell():
     assert (default["largest"] == hist.counts.max()).all()
     summary = en.column_summary(search)
     assert summary["column"].tolist() == [en.SWAPPING_ALPHA]
+
+
+def test_empty_results_carry_the_columns_the_real_ones_have(small_search):
+    search, columns, reading = en.empty_results()
+    assert len(search) == len(columns) == len(reading) == 0
+    assert set(search.columns) <= set(small_search.columns)
+    assert set(columns.columns) <= set(en.column_summary(small_search, n_boot=50).columns)
+    assert set(reading.columns) <= set(en.paper_reading(small_search).columns)

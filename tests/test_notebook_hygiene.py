@@ -229,24 +229,18 @@ PENDING: dict[str, set[str]] = {
         "06-swapping-privacy",
         "07-swapping-bias",
         "08-k-anonymity-privacy",
-        "12-data-release-tables",
-        "13-classification",
     },
     "cell_length": {
         "05-cell-suppression-bias",
         "06-swapping-privacy",
         "07-swapping-bias",
         "08-k-anonymity-privacy",
-        "12-data-release-tables",
-        "13-classification",
     },
     "sentences_from_package": {
         "05-cell-suppression-bias",
         "06-swapping-privacy",
         "07-swapping-bias",
         "08-k-anonymity-privacy",
-        "12-data-release-tables",
-        "13-classification",
     },
 }
 #: The longest code cell a chapter may hold: lines of code as ``ruff format`` writes them

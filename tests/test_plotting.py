@@ -116,4 +116,70 @@ def test_audit_tightness_sets_each_epsilon_at_its_own_height():
     first = [y for y, _ in points[:2]]
     assert first[0] != first[1]  # two epsilons of one mechanism: two heights
     assert {m for _, m in points} == {"o", "s"}
+
+
+def _accuracy_results():
+    rows = [dict(dataset=d, mechanism=m, epsilon=e, accuracy=0.7, accuracy_se=0.01,
+                 baseline_accuracy=0.72, majority_rate=0.62)
+            for d in ("ma2019", "tx2019") for m in ("laplace", "dp_swapping")
+            for e in (0.5, 4.0)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_accuracy_panels_tell_mechanisms_and_yardsticks_apart_without_colour():
+    fig = plt.figure()
+    rules = {"baseline_accuracy": ("non-private baseline", "baseline"),
+             "majority_rate": ("majority class", "majority")}  # fmt: skip
+    plotting.accuracy_panels(fig, _accuracy_results(), "accuracy", ylabel="accuracy",
+                             rules=rules)  # fmt: skip
+    assert len(fig.axes) == 2
+    handles, labels = fig.axes[0].get_legend_handles_labels()
+    lines = {label: getattr(h, "lines", [h])[0] for h, label in zip(handles, labels)}
+    lap, sw = lines["Laplace"], lines["DP swapping"]
+    dashes = lambda line: line._unscaled_dash_pattern  # noqa: E731 - matplotlib's own record
+    assert lap.get_marker() != sw.get_marker() and dashes(lap) != dashes(sw)
+    base, majority = lines["non-private baseline"], lines["majority class"]
+    assert dashes(base) != dashes(majority)
+    assert base.get_ydata()[0] == 0.72 and majority.get_ydata()[0] == 0.62
+    plt.close(fig)
+
+
+def test_accuracy_panels_refuse_a_missing_column_or_style():
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="ceiling"):
+        plotting.accuracy_panels(fig, _accuracy_results(), "accuracy", ylabel="a",
+                                 rules={"ceiling": ("ceiling", "ceiling")})  # fmt: skip
+    with pytest.raises(ValueError, match="unknown style"):
+        plotting.accuracy_panels(fig, _accuracy_results(), "accuracy", ylabel="a",
+                                 rules={"majority_rate": ("m", "dotted")})  # fmt: skip
+    plt.close(fig)
+
+
+def _release_table():
+    rows = [dict(mechanism=m, epsilon=e, alpha=2.0, alpha_lo=1.5, alpha_hi=2.5,
+                 alpha_exact=1.8, paper_alpha=2.2)
+            for m in ("laplace", "discrete_gaussian") for e in (0.5, 1.0)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_release_curves_match_the_papers_values_to_their_mechanism_by_shape():
+    fig, ax = plt.subplots()
+    plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_exact": "exact"})
+    printed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "None"]
+    assert len(printed) == 2
+    shapes = [ln.get_marker() for ln in printed]
+    assert shapes == [plotting.mechanism_marker(m) for m in ("laplace", "discrete_gaussian")]
+    assert len(set(shapes)) == 2 and all(ln.get_markerfacecolor() == "none" for ln in printed)
+    assert list(printed[0].get_ydata()) == [2.2, 2.2]
+    handles = plotting.release_handles(["exact"])
+    assert [h.get_label() for h in handles] == ["ours", "exact", "paper (hollow marker)"]
+    plt.close(fig)
+
+
+def test_release_curves_refuse_a_missing_column_or_kind():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="alpha_floor"):
+        plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_floor": "exact"})
+    with pytest.raises(ValueError, match="unknown kind"):
+        plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_exact": "wavy"})
     plt.close(fig)

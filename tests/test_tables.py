@@ -139,3 +139,12 @@ def test_release_table_refuses_other_frames(release):
         tables.release_table(release.iloc[:0])
     with pytest.raises(TypeError, match="DataFrame"):
         tables.release_table(release.to_dict())
+
+
+def test_readable_shows_labels_instead_of_names():
+    frame = pd.DataFrame({"dataset": ["ma2019"], "mechanism": ["dp_swapping"], "x": [1.0]})
+    shown = tables.readable(frame)
+    assert shown.to_dict("list") == {"dataset": ["MA"], "mechanism": ["DP swapping"], "x": [1.0]}
+    assert frame["dataset"].iloc[0] == "ma2019"  # a copy
+    with pytest.raises(TypeError, match="frame"):
+        tables.readable([1])

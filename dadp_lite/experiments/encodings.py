@@ -91,6 +91,7 @@ __all__ = [
     "candidate_encodings",
     "cell_moments",
     "column_summary",
+    "empty_results",
     "encoding_search",
     "expected_alpha",
     "expected_statistic",
@@ -628,3 +629,22 @@ def _alpha_rows(data: Dataset, label: str, epsilons, reps, qi, printed) -> list[
                      "method": "normal approximation, cells independent",
                      "paper": paper})  # fmt: skip
     return rows
+
+
+#: The columns of :func:`encoding_search`, :func:`column_summary` and :func:`paper_reading`
+#: that a chapter reads, for a run with nothing to compare (:func:`empty_results`).
+_RESULT_COLUMNS: tuple[tuple[str, ...], ...] = (
+    ("dataset", "encoding", "column", "universe", "ratio", "log_ratio"),
+    ("dataset", "column", "best_encoding", "ratio_min", "ratio_max", "score", "tied",
+     "runner_up", "runner_up_score", "margin", "share", "identified", "best_within",
+     "held_out_encoding", "held_out_ratio_min", "held_out_ratio_max", "reproduced",
+     "default_ratio_min", "default_ratio_max"),
+    ("dataset", "encoding", "ratio_min", "ratio_max", "score", "tied", "runner_up",
+     "runner_up_score", "margin", "share", "identified", "default_score"),
+)  # fmt: skip
+
+
+def empty_results() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Empty (search, column summary, reading) frames with their columns: the results of a
+    run whose datasets and epsilons the paper prints nothing for."""
+    return tuple(pd.DataFrame(columns=list(c)) for c in _RESULT_COLUMNS)

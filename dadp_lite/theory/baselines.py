@@ -25,6 +25,7 @@ from dadp_lite.theory.accounting import discrete_gaussian_pmf
 __all__ = [
     "discrete_gaussian_delta_as_printed",
     "discrete_gaussian_delta_table_reading",
+    "discrete_gaussian_table_sigma",
     "discrete_gaussian_vacuous_from",
     "expected_empirical_alpha",
     "laplace_alpha_as_printed",
@@ -242,6 +243,14 @@ def discrete_gaussian_delta_table_reading(epsilon) -> float | np.ndarray:
     """
     eps = check_epsilons(epsilon)
     return zcdp_delta(eps, rho=eps / 10)
+
+
+def discrete_gaussian_table_sigma(epsilon) -> float | np.ndarray:
+    """The noise scale that the printed discrete Gaussian delta column implies:
+    ``sigma = sqrt(20 / epsilon)`` (variance ``20 / epsilon``, the reading of
+    :func:`discrete_gaussian_delta_table_reading`), against the text's ``2 / epsilon``."""
+    eps = check_epsilons(epsilon)
+    return np.sqrt(20 / eps) if np.ndim(eps) else float(np.sqrt(20 / eps))
 
 
 def projected_discrete_gaussian_bias(counts: object, *, sigma: float) -> np.ndarray:

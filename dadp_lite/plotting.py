@@ -237,10 +237,19 @@ def _sweep_columns(sweep: pd.DataFrame, columns: Sequence[str]) -> None:
 
 
 def _legend_below(fig, handles: list, ncol: int) -> None:
-    labels = [h.get_label() for h in handles]
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize="small", frameon=False)
+    """One legend below the panels, read row by row in the order of ``handles`` (matplotlib
+    fills columns first: the handles are padded with blanks and transposed), with room for
+    its rows (about a quarter inch each) left under the panels."""
+    from matplotlib.lines import Line2D
+
+    ncol = min(ncol, len(handles))
     rows = -(-len(handles) // ncol)
-    fig.tight_layout(rect=(0, min(0.05 * rows + 0.02, 0.3), 1, 1))
+    padded = handles + [Line2D([], [], alpha=0, label=" ")] * (rows * ncol - len(handles))
+    ordered = [padded[r * ncol + c] for c in range(ncol) for r in range(rows)]
+    labels = [h.get_label() for h in ordered]
+    fig.legend(ordered, labels, loc="lower center", ncol=ncol, fontsize="small", frameon=False)
+    bottom = (0.25 * rows + 0.1) / fig.get_figheight()
+    fig.tight_layout(rect=(0, min(bottom, 0.4), 1, 1))
 
 
 def plot_cell_suppression_sweep(
@@ -333,7 +342,7 @@ def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> N
                             fmt=markers[row.epsilon], color=color, ms=6, zorder=2,
                             mfc=color if style["fill"] else "none")  # fmt: skip
         ax.set(xlabel="fraction of records whose QI is redrawn", yscale="symlog", xlim=(0, 1.02))
-        ax.text(0.03, 0.92, dataset_label(name, kind="long"), transform=ax.transAxes)
+        ax.text(0.0, 1.03, dataset_label(name, kind="long"), transform=ax.transAxes)
     axes[0].set_ylabel(ylabel)
     handles = [axes[0].get_legend_handles_labels()[0][0]]
     handles += [Line2D([], [], color="0.35", ls=s["ls"], marker="o", mec="0.35",
@@ -342,4 +351,4 @@ def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> N
                 for u, s in zip(units, UNIT_STYLES)]  # fmt: skip
     handles += [Line2D([], [], ls="none", marker=markers[e], color=colors[e],
                        label=f"epsilon = {e:g}") for e in epsilons]  # fmt: skip
-    _legend_below(fig, handles, ncol=4)
+    _legend_below(fig, handles, ncol=len(units) + 1)

@@ -76,10 +76,6 @@ KNOWN_CHAPTER_DEBRIS: dict[str, dict[str, int]] = {
     "notebooks/04-cell-suppression-privacy": {"overflow": 1,
         "dataframe": 6, "series": 1, "stderr": 1, "parameter_name": 3, "status_twice": 1,
     },
-    "notebooks/05-cell-suppression-bias": {"dataframe": 2, "parameter_name": 3, "status_twice": 1},
-    "notebooks/06-swapping-privacy": {"overflow": 3, "dataframe": 5, "parameter_name": 2},
-    "notebooks/07-swapping-bias": {"dataframe": 1, "parameter_name": 2},
-    "notebooks/08-k-anonymity-privacy": {"overflow": 2, "dataframe": 5},
     "notebooks/09-k-anonymity-bias": {"overflow": 2, "dataframe": 3},
     "notebooks/14-privacy-audits": {
         "overflow": 1, "dataframe": 4, "truncated": 6, "parameter_name": 3,

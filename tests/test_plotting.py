@@ -102,7 +102,7 @@ def test_cell_suppression_sweep_draws_a_panel_per_dataset_and_variant_without_co
     assert trad[0].get_linestyle() != trad[1].get_linestyle()  # dash as well as shade
     exact = [line for line in fig.axes[0].get_lines() if line.get_label().startswith("_")]
     assert len(exact) == 3 and all(line.get_linestyle() == "--" for line in exact)
-    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    legend = [t.get_text() for t in fig.legends[0].get_texts() if t.get_text().strip()]
     assert "empirical" in legend and "exact" in legend and len(legend) == 3 + 2 + 2
     plt.close(fig)
 
@@ -143,7 +143,10 @@ def test_swapping_sweep_tells_units_by_dash_and_fill_and_epsilons_by_marker():
     fig = plt.figure()
     plotting.plot_swapping_sweep(fig, _swapping_sweep(epsilons=(0.5, 1.0, 4.0)), "l1_error", "L1")
     assert len(fig.axes) == 3 and all(ax.get_yscale() == "symlog" for ax in fig.axes)
-    handles = fig.legends[0].legend_handles
+    legend = fig.legends[0]
+    # read row by row (matplotlib fills columns first): the units' row, then the epsilons'
+    rows, ncol = 2, legend._ncols
+    handles = [legend.legend_handles[c * rows + r] for r in range(rows) for c in range(ncol)]
     labels = [h.get_label() for h in handles]
     assert labels[:3] == ["swapping", "DP swapping, per cell", "DP swapping, per record"]
     cell, record = handles[1], handles[2]

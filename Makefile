@@ -26,13 +26,15 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# Incremental: only chapters whose code, parameters, data or dadp_lite changed execute again
+# (cache in _build/cache); FORCE=1 executes everything.
 book: $(STAMP)
-	$(BIN)/dadp-book build --profile $(PROFILE)
+	$(BIN)/dadp-book build --profile $(PROFILE) $(if $(FORCE),--force)
 
 # The book as one PDF (title page, contents, figures, rendered math), printed by Chromium:
 # _build/pdf/dadp-book.pdf.
 pdf: $(STAMP) browser
-	$(BIN)/dadp-book build --profile $(PROFILE) --pdf
+	$(BIN)/dadp-book build --profile $(PROFILE) --pdf $(if $(FORCE),--force)
 
 # Headless Chromium for tests/test_browser.py (never a browser download: Debian's package).
 browser:
@@ -70,5 +72,6 @@ lock: $(STAMP)
 bench: $(STAMP)
 	for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
 
+# The build folder, with the build cache (_build/cache) and Sphinx's environment.
 clean:
 	rm -rf _build

@@ -22,6 +22,7 @@ from toybook import entries, make_toy_book, write
 from dadp_lite.book.cli import main
 from dadp_lite.book.parameters import chapter_parameters
 from dadp_lite.book.spec import Spec
+from dadp_lite.book.sphinx_ext import MATHJAX_PATH
 from dadp_lite.book.stage import resolve_chapter_links
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,14 +96,14 @@ def test_run_writes_notebook_html_and_params_echo(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     assert (out / f"{CHAPTER}.ipynb").is_file()
     notebook = json.loads((out / f"{CHAPTER}.ipynb").read_text())
-    injected = [
-        c for c in notebook["cells"] if "injected-parameters" in c["metadata"].get("tags", [])
-    ]
-    assert "K_VALUES = [2, 5]" in "".join(injected[0]["source"])
+    tagged = [c for c in notebook["cells"] if {"parameters", "injected-parameters"} & set(
+        c["metadata"].get("tags", []))]  # fmt: skip
+    assert len(tagged) == 1  # one parameters cell, with the values used
+    assert "K_VALUES = [2, 5]" in "".join(tagged[0]["source"])
     page = out / "html" / "notebooks" / f"{CHAPTER}.html"
     assert page.is_file() and (out / "html" / "index.html").is_file()
-    assert "_static/mathjax/tex-chtml.js" in page.read_text()
-    assert (out / "html" / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert f"_static/{MATHJAX_PATH}" in page.read_text()  # offline MathJax, served beside
+    assert (out / "html" / "_static" / MATHJAX_PATH).is_file()
     echo = yaml.safe_load((out / "params.yaml").read_text())
     assert echo["chapter"] == CHAPTER
     assert echo["overrides"] == {"DATASETS": ["ma2019"], "K_VALUES": [2, 5]}

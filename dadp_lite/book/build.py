@@ -22,6 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dadp_lite.book.cache import (
+    BuildCache,
+    Lookup,
+    cache_key,
+    cache_record,
+    current_sha256,
+    merge_outputs,
+    timestamp,
+)
 from dadp_lite.book.discovery import (
     convert_chapter,
     convert_page,
@@ -30,12 +39,18 @@ from dadp_lite.book.discovery import (
     resolve_chapter,
 )
 from dadp_lite.book.errors import BuildError
-from dadp_lite.book.execute import Execution
-from dadp_lite.book.outputs import clean_stale_temps
-from dadp_lite.book.parameters import load_profile, profile_values, validate_parameters
+from dadp_lite.book.execute import Execution, show_values
+from dadp_lite.book.outputs import clean_stale_temps, interruptible, write_atomic
+from dadp_lite.book.parameters import (
+    chapter_parameters,
+    effective_parameters,
+    load_profile,
+    profile_values,
+    validate_parameters,
+)
 from dadp_lite.book.render import render_html
 from dadp_lite.book.runners import check_jobs, local_runner
-from dadp_lite.book.stage import stage_book
+from dadp_lite.book.stage import resolve_notebook_links, stage_book
 
 __all__ = [
     "ChapterResult",
@@ -51,7 +66,9 @@ class ChapterResult:
     """Outcome of executing one chapter (or executable page) of a build.
 
     ``page`` is the page's path without suffix relative to the book (``notebooks/<slug>``
-    or ``book/errata``).
+    or ``book/errata``). ``reused`` says the outputs came from the build cache (``seconds``
+    and ``executed_at`` are then those of the execution that made them); ``reason`` says why
+    a page ran (empty when no cache was used); ``key`` is its cache key.
     """
 
     slug: str
@@ -60,6 +77,10 @@ class ChapterResult:
     error: str | None = None
     parameters: dict = field(default_factory=dict)
     page: str = ""
+    reused: bool = False
+    reason: str = ""
+    executed_at: str = ""
+    key: str = ""
 
     def __post_init__(self) -> None:
         self.page = self.page or f"notebooks/{self.slug}"
@@ -93,48 +114,188 @@ def _store(execution: Execution, workdir: Path, values: dict) -> ChapterResult:
     return ChapterResult(execution.slug, execution.seconds, output, execution.error, values)
 
 
-def _page_parameters(root: Path, page: str) -> dict:
+def _page_parameters(root: Path, page: str) -> tuple[dict, dict]:
     """A page gets the book's root as ``BOOK_ROOT`` when its parameters cell asks for it
-    (a page runs in a private folder, so it reads repository files through it)."""
+    (a page runs in a private folder, so it reads repository files through it); its
+    parameters cell shows ``"."``, the book's folder as a reader names it, not the build's
+    absolute path. Returns (values passed, values shown)."""
     import jupytext
 
     notebook = jupytext.read(root / f"{page}.md")
     tagged = [c for c in notebook.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     wants_root = any("BOOK_ROOT" in cell.source for cell in tagged)
-    return {"BOOK_ROOT": str(root.resolve())} if wants_root else {}
+    return ({"BOOK_ROOT": str(root.resolve())}, {"BOOK_ROOT": "."}) if wants_root else ({}, {})
+
+
+def _dataset_files(root: Path, slug: str, values: dict) -> dict[str, str]:
+    """SHA-256 of each dataset file a chapter's dataset parameters name (registered
+    excerpts are verified against the registry in ``dadp_lite`` and tracked as files read)."""
+    from dadp_lite.data import DATASETS
+
+    effective = effective_parameters(root, slug, values)
+    found = {}
+    for parameter in chapter_parameters(root, slug):
+        if parameter.spec is None or parameter.spec.kind != "dataset":
+            continue
+        value = effective.get(parameter.name)
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if isinstance(item, str) and item not in DATASETS:
+                name = parameter.name if len(items) == 1 else f"{parameter.name}[{i}]"
+                found[name] = current_sha256(str(Path(item).resolve())) or "missing"
+    return found
+
+
+@dataclass
+class _Job:
+    """One chapter or page of a build: its source, values and where its result goes."""
+
+    root: Path
+    page: str
+    name: str
+    notebook: str
+    parameters: dict
+    shown: dict
+    folder: Path
+    record: dict = field(default_factory=dict)
+    reason: str = ""
+
+
+def _plan(root: Path, slugs: Sequence[str], profile: str, stage: Path) -> list[_Job]:
+    values = _profile_values(root, slugs, profile)
+    jobs = []
+    for slug in slugs:
+        notebook = convert_chapter(root, slug)
+        folder = stage / "notebooks"
+        jobs.append(_Job(root, f"notebooks/{slug}", slug, notebook, values[slug], {}, folder))
+    for page in list_pages(root):
+        passed, shown = _page_parameters(root, page)
+        notebook, folder = convert_page(root, page), stage / "pages"
+        jobs.append(_Job(root, page, Path(page).name, notebook, passed, shown, folder))
+    return jobs
+
+
+def _record(root: Path, job: _Job, profile: str) -> dict:
+    if job.page.startswith("notebooks/"):
+        datasets = _dataset_files(root, job.name, job.parameters)
+        return cache_record(job.page, job.notebook, job.parameters, profile, datasets)
+    return cache_record(job.page, job.notebook, job.parameters, None)  # no profile values
+
+
+def _staged(job: _Job, executed: bytes, built: Sequence[str] | None) -> bytes:
+    """The notebook as staged: the outputs in the current source; in a partial build
+    (``built`` given), links to chapters left out become text."""
+    content = merge_outputs(job.notebook, executed)
+    if built is None or not job.page.startswith("notebooks/"):
+        return content
+    content, notes = resolve_notebook_links(job.root, content, built)
+    for note in notes:
+        print(f"  {job.page}: {note}", flush=True)
+    return content
+
+
+def _reuse(cache: BuildCache, entry: Path, job: _Job, built: Sequence[str] | None) -> ChapterResult:
+    """Stage a cached result: its outputs merged into the current source."""
+    content, notebook, files = cache.load(entry)
+    staged = Execution(job.name, _staged(job, notebook, built), files, content["seconds"])
+    output = staged.save(job.folder)
+    return ChapterResult(
+        job.name, content["seconds"], output, None, job.parameters, job.page, True,
+        "", content["executed_at"], content["key"],
+    )  # fmt: skip
+
+
+def _finished(
+    cache: BuildCache | None, job: _Job, outcome: Execution, built: Sequence[str] | None
+) -> ChapterResult:
+    """Stage (and cache) a page that ran: one parameters cell, outputs in the source."""
+    executed_at = timestamp()
+    outcome.seconds = round(outcome.seconds, 2)  # as stored: a reuse shows the same status
+    if outcome.error or not outcome.notebook:
+        output = outcome.save(job.folder)  # as papermill wrote it, traceback included
+        return ChapterResult(
+            job.name, outcome.seconds, output, outcome.error, job.parameters, job.page,
+            reason=job.reason, executed_at=executed_at,
+        )  # fmt: skip
+    if job.shown:
+        outcome.notebook = show_values(outcome.notebook, job.shown)
+    key = ""
+    if cache is not None:
+        cache.store(job.record, outcome, executed_at)
+        key = cache_key(job.record)
+    staged = Execution(job.name, _staged(job, outcome.notebook, built), outcome.files,
+                       outcome.seconds)  # fmt: skip
+    output = staged.save(job.folder)
+    return ChapterResult(
+        job.name, outcome.seconds, output, None, job.parameters, job.page,
+        reason=job.reason, executed_at=executed_at, key=key,
+    )  # fmt: skip
+
+
+def _report(results: Sequence[ChapterResult], cached: bool) -> None:
+    for result in results:
+        if result.error:
+            state = "FAILED" + (f" (ran: {result.reason})" if result.reason else "")
+        elif result.reused:
+            state = f"reused (executed {result.executed_at})"
+        else:
+            state = f"ran: {result.reason}" if result.reason else "ok"
+        print(f"  {result.page:50s} {result.seconds:7.1f} s  {state}", flush=True)
+    if cached:
+        reused = sum(r.reused for r in results)
+        print(f"  {reused} reused from the build cache, {len(results) - reused} executed")
 
 
 def execute_book(
-    root: Path, slugs: Sequence[str], profile: str, stage: Path, jobs: int
+    root: Path,
+    slugs: Sequence[str],
+    profile: str,
+    stage: Path,
+    jobs: int,
+    cache: BuildCache | None = None,
+    force: bool = False,
 ) -> tuple[list[ChapterResult], list[ChapterResult]]:
     """Execute chapters (with a profile's values) and the executable pages, in one pool.
 
     Chapters are saved in ``stage/notebooks``, pages in ``stage/pages``. Every chapter's
-    values are checked before the first kernel starts. Returns (chapters, pages), in order.
+    values are checked before the first kernel starts. With a ``cache``, a chapter or page
+    whose inputs are unchanged is not executed: its cached outputs are merged into its
+    current source (``force`` executes everything and refreshes the cache). Returns
+    (chapters, pages), in order.
     """
-    values = _profile_values(root, slugs, profile)
+    plan = _plan(root, slugs, profile, stage)
     jobs = check_jobs(jobs)
-    pages = list_pages(root)
-    tasks = [(convert_chapter(root, slug), slug, values[slug]) for slug in slugs]
-    tasks += [(convert_page(root, page), Path(page).name, _page_parameters(root, page))
-              for page in pages]  # fmt: skip
-    folders = [stage / "notebooks"] * len(slugs) + [stage / "pages"] * len(pages)
-    names = [f"notebooks/{slug}" for slug in slugs] + pages
-    for folder in set(folders):
+    built = None if set(slugs) == set(list_chapters(root)) else list(slugs)
+    for folder in {job.folder for job in plan}:
         folder.mkdir(parents=True, exist_ok=True)
     clean_stale_temps(stage)
     results: dict[int, ChapterResult] = {}
-    with local_runner(jobs, stage) as run:
-        for i, outcome in run(tasks):
-            if isinstance(outcome, BaseException):
-                outcome = Execution(tasks[i][1], b"", {}, 0.0, f"{names[i]}.md: {outcome}")
-            result = _store(outcome, folders[i], tasks[i][2])
-            result.page = names[i]
-            results[i] = result
-    ordered = [results[i] for i in range(len(tasks))]
-    for result in ordered:
-        state = "FAILED" if result.error else "ok"
-        print(f"  {result.page:55s} {result.seconds:7.1f} s  {state}", flush=True)
+    todo = []
+    for i, job in enumerate(plan):
+        if cache is None:
+            todo.append(i)
+            continue
+        job.record = _record(root, job, profile)
+        found = cache.lookup(job.record) if not force else Lookup(None, "--force")
+        if found.entry is not None:
+            try:
+                results[i] = _reuse(cache, found.entry, job, built)
+                continue
+            except (OSError, ValueError, KeyError) as error:  # does not fit: run it again
+                cache.discard(found.entry)
+                found = Lookup(None, f"cached result unusable ({error}): rebuilt")
+        job.reason = found.reason
+        todo.append(i)
+    if todo:
+        tasks = [(plan[i].notebook, plan[i].name, plan[i].parameters) for i in todo]
+        with local_runner(jobs, stage) as run:
+            for k, outcome in run(tasks):
+                job = plan[todo[k]]
+                if isinstance(outcome, BaseException):
+                    outcome = Execution(job.name, b"", {}, 0.0, f"{job.page}.md: {outcome}")
+                results[todo[k]] = _finished(cache, job, outcome, built)
+    ordered = [results[i] for i in range(len(plan))]
+    _report(ordered, cache is not None)
     return ordered[: len(slugs)], ordered[len(slugs) :]
 
 
@@ -170,30 +331,60 @@ def build_book(
     build_dir: Path | None = None,
     jobs: int | None = None,
     html: bool = True,
+    force: bool = False,
 ) -> Path:
-    """Execute the chapters of a profile and render the book; returns the HTML folder."""
+    """Execute the chapters of a profile and render the book; returns the HTML folder.
+
+    Chapters and pages whose inputs are unchanged are reused from ``<build_dir>/cache``
+    (:mod:`dadp_lite.book.cache`); ``force`` executes everything. The HTML is rendered
+    only when the staged book changed (:func:`dadp_lite.book.render.render_html`).
+    """
     slugs = select_chapters(root, chapters)
     jobs = check_jobs(jobs)
     _profile_values(root, slugs, profile)  # refuse bad values before anything is written
     build_dir = Path(build_dir or root / "_build").resolve()
     stage = build_dir / "stage"
-    print(f"Executing {len(slugs)} chapter(s) with profile '{profile}' ({jobs} worker(s))")
+    cache = BuildCache(build_dir / "cache", root)
+    print(
+        f"Executing {len(slugs)} chapter(s) with profile '{profile}' ({jobs} worker(s)); "
+        + ("--force: nothing reused" if force else f"reusing unchanged results from {cache.folder}")
+    )
     start = time.perf_counter()
-    results, pages = execute_book(root, slugs, profile, stage, jobs)
+    with interruptible():  # SIGTERM stops the workers and their kernels, as Ctrl-C does
+        results, pages = execute_book(root, slugs, profile, stage, jobs, cache=cache, force=force)
     wall = time.perf_counter() - start
-    timings = {
-        "profile": profile,
-        "wall_seconds": wall,
-        "chapters": {r.slug: r.seconds for r in results},
-        "pages": {r.page: r.seconds for r in pages},
-    }
-    (build_dir / "timings.json").write_text(json.dumps(timings, indent=2))
+    timings = _timings(build_dir, profile, wall, results + pages)
+    write_atomic(build_dir / "timings.json", lambda p: p.write_text(json.dumps(timings, indent=2)))
     failures = [r.error for r in results + pages if r.error]
     if failures:
         raise BuildError("execution failed:\n" + "\n".join(failures))
     if not html:
         return stage / "notebooks"
-    stage_book(root, stage, slugs, results, profile, wall, jobs, pages=pages)
+    stage_book(root, stage, slugs, results, profile, timings["book_wall_seconds"], jobs, pages)
     out = render_html(stage, build_dir)
-    print(f"Book built in {time.perf_counter() - start:.0f} s: {out / 'index.html'}")
+    print(f"Book built in {time.perf_counter() - start:.1f} s: {out / 'index.html'}")
     return out
+
+
+def _timings(build_dir: Path, profile: str, wall: float, results: Sequence[ChapterResult]) -> dict:
+    """``timings.json``: this build's times, and the wall-clock time of executing every
+    result shown (this build's when it executed them all; the earlier build's when the
+    results are the same ones; else none: they come from several builds)."""
+    keys = {r.page: r.key for r in results}
+    book_wall: float | None = wall if not any(r.reused for r in results) else None
+    try:
+        previous = json.loads((build_dir / "timings.json").read_text())
+    except (OSError, ValueError):
+        previous = {}
+    if book_wall is None and isinstance(previous, dict) and previous.get("keys") == keys:
+        book_wall = previous.get("book_wall_seconds")
+    return {
+        "profile": profile,
+        "wall_seconds": wall,
+        "book_wall_seconds": book_wall,
+        "chapters": {r.slug: r.seconds for r in results if r.page.startswith("notebooks/")},
+        "pages": {r.page: r.seconds for r in results if not r.page.startswith("notebooks/")},
+        "reused": [r.page for r in results if r.reused],
+        "executed": {r.page: r.reason for r in results if not r.reused},
+        "keys": keys,
+    }

@@ -79,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--jobs", type=int, default=None, help="parallel chapters (default: 2)")
     build.add_argument("--no-html", action="store_true", help="execute only")
     build.add_argument(
+        "--force",
+        action="store_true",
+        help="execute every chapter again (default: reuse those whose inputs are unchanged)",
+    )
+    build.add_argument(
         "--pdf",
         action="store_true",
         help="also print the whole book to <build-dir>/pdf/dadp-book.pdf (Chromium)",
@@ -141,7 +146,9 @@ def _cmd_build(root: Path, args: argparse.Namespace) -> int:
         chapters = [c.strip() for c in args.chapters.split(",") if c.strip()]
     if args.pdf and args.no_html:
         raise BuildError("--pdf prints the rendered book: it cannot go with --no-html")
-    html = build_book(root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html)
+    html = build_book(
+        root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html, args.force
+    )
     if args.pdf:
         from dadp_lite.book.pdf import build_pdf
 

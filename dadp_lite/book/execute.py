@@ -8,14 +8,34 @@ backend (an inherited ``MPLBACKEND=Agg`` would drop every figure), no progress b
 one BLAS/OpenMP thread, because sums in threaded matrix products are grouped by thread
 count and their last bits then depend on the machine (the same seed must give the same
 bytes on 1 or N cores, locally or on Dask).
+
+What an execution returns is what a reader sees:
+
+- one parameters cell: the cell tagged ``parameters`` shows the values this execution
+  used (a value equal to the chapter's default keeps the author's text and comment), and
+  papermill's injected ``# Parameters`` cell is removed; execution counts are renumbered
+  and cell ids made stable (by position), so the same outputs give the same bytes;
+- no temporary paths in the notebook's metadata.
+
+It also reports every file the kernel opened for reading outside the Python installation,
+the ``dadp_lite`` package and its own working folder (data files, committed results such
+as ``benchmarks/results/scale.csv``), with their SHA-256: the build cache
+(:mod:`dadp_lite.book.cache`) checks them before it reuses a result. An audit hook
+installed when the kernel starts records them (``sys.addaudithook``, event ``open``);
+files read by compiled libraries on their own (a Parquet file through pyarrow) are not
+seen, which is why dataset parameters are hashed separately.
 """
 
 from __future__ import annotations
 
+import ast
+import io
 import os
 import subprocess
+import sys
 import tempfile
 import time
+import tokenize
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,9 +44,18 @@ from pathlib import Path
 from jupyter_client import AsyncKernelManager
 
 from dadp_lite.book.outputs import remove_stale_sockets, temp_folder
-from dadp_lite.book.provenance import environment
+from dadp_lite.book.provenance import environment, file_sha256
 
-__all__ = ["KERNEL_ENVIRONMENT", "Execution", "describe_failure", "execute_notebook"]
+__all__ = [
+    "KERNEL_ENVIRONMENT",
+    "Execution",
+    "describe_failure",
+    "execute_notebook",
+    "show_parameters",
+    "show_used_parameters",
+    "show_values",
+    "write_if_changed",
+]
 
 THREAD_VARIABLES = (
     "OMP_NUM_THREADS",
@@ -42,6 +71,38 @@ KERNEL_ENVIRONMENT: dict[str, str] = {
 }
 SOURCE_NAME = ".source.ipynb"
 OUTPUT_NAME = ".executed.ipynb"
+#: The kernel's list of the files it opened for reading (hidden: not a written file).
+READS_NAME = ".reads"
+
+#: Run in the kernel when it starts (``exec_lines``, in a namespace of its own: no name
+#: reaches the chapter): an audit hook that appends each file opened for reading, once,
+#: to the log, outside the excluded folders. It never raises into the chapter's code.
+_READS_HOOK = """
+import os, sys
+def _install(log_path, excluded):
+    log = open(log_path, "a", buffering=1, encoding="utf-8")
+    seen = set()
+    def hook(event, args):
+        if event != "open":
+            return
+        try:
+            path, mode, flags = (tuple(args) + (None, None))[:3]
+            if isinstance(path, int) or path is None:
+                return
+            if isinstance(mode, str):
+                if "r" not in mode and "+" not in mode:
+                    return
+            elif isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
+                return
+            path = os.path.abspath(os.fsdecode(path))
+            if path in seen or path.startswith(excluded):
+                return
+            seen.add(path)
+            log.write(path + "\\n")
+        except Exception:
+            pass
+    sys.addaudithook(hook)
+"""
 
 
 class PinnedKernelManager(AsyncKernelManager):
@@ -53,6 +114,9 @@ class PinnedKernelManager(AsyncKernelManager):
     async def start_kernel(self, **kw: object) -> None:
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENVIRONMENT}
         remove_stale_sockets(Path(tempfile.gettempdir()), "dadp-kernel-")  # of killed kernels
+        # papermill runs the kernel in its working folder by changing ours (``cwd``)
+        watch = _watch_reads(Path(str(kw.get("cwd") or os.getcwd())))
+        kw["extra_arguments"] = [*(kw.get("extra_arguments") or []), watch]
         self.transport = "ipc"
         # a short, unique prefix (a Unix socket path holds at most 107 bytes); jupyter_client
         # removes the socket files when the kernel shuts down
@@ -64,9 +128,68 @@ class PinnedKernelManager(AsyncKernelManager):
         await super().start_kernel(**kw)
 
 
+def _untracked_folders(work: Path) -> tuple[str, ...]:
+    """Folders whose files are not inputs of a chapter: the Python installation, the
+    ``dadp_lite`` package (hashed as a whole), the kernel's own working folder, the system
+    and the configuration and caches of Jupyter, IPython and matplotlib."""
+    import importlib.util
+
+    from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir, jupyter_runtime_dir
+
+    home = Path.home()
+    spec = importlib.util.find_spec("dadp_lite")
+    folders = [sys.prefix, sys.base_prefix, sys.exec_prefix, work]
+    folders += list(spec.submodule_search_locations or []) if spec else []
+    folders += ["/proc", "/sys", "/dev", "/etc", "/usr", "/lib", "/lib64", "/run", "/var"]
+    folders += [jupyter_config_dir(), jupyter_data_dir(), jupyter_runtime_dir()]
+    folders += [os.environ.get(k, "") for k in ("MPLCONFIGDIR", "IPYTHONDIR")]
+    folders += [home / ".ipython", home / ".matplotlib", home / ".config" / "matplotlib"]
+    folders += [Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib"]
+    named = [str(f) for f in folders if str(f)]
+    both = {os.path.join(os.path.realpath(f), "") for f in named}
+    return tuple(sorted(both | {os.path.join(os.path.abspath(f), "") for f in named}))
+
+
+def _watch_reads(work: Path) -> str:
+    """The kernel option that installs :data:`_READS_HOOK`, logging into ``work``."""
+    call = f"_install({str(work / READS_NAME)!r}, {_untracked_folders(work)!r})"
+    code = _READS_HOOK + call
+    return f"--IPKernelApp.exec_lines=exec({code!r}, {{}})"
+
+
+def _reads(work: Path) -> dict[str, str]:
+    """``{path: SHA-256}`` of the files the kernel logged (those that still exist)."""
+    log = work / READS_NAME
+    if not log.is_file():
+        return {}
+    found = {}
+    for line in sorted(set(log.read_text(encoding="utf-8").splitlines())):
+        path = Path(line)
+        if line and path.is_file() and work not in path.parents:
+            found[line] = file_sha256(path)
+    return found
+
+
+def write_if_changed(path: Path, content: bytes) -> bool:
+    """Write ``content`` unless the file already holds it (its time then stays, so that
+    Sphinx sees no change); returns whether it wrote."""
+    try:
+        if path.stat().st_size == len(content) and path.read_bytes() == content:
+            return False
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return True
+
+
 @dataclass
 class Execution:
-    """One executed chapter: the notebook, the files it wrote, its time and its failure."""
+    """One executed chapter: the notebook, the files it wrote, its time and its failure.
+
+    ``reads`` maps each file the kernel opened for reading (outside the Python
+    installation, ``dadp_lite`` and its working folder) to its SHA-256.
+    """
 
     slug: str
     notebook: bytes
@@ -74,15 +197,16 @@ class Execution:
     seconds: float
     error: str | None = None
     environment: dict = field(default_factory=dict)
+    reads: dict[str, str] = field(default_factory=dict)
 
     def save(self, folder: Path) -> Path:
-        """Write the notebook (as ``<slug>.ipynb``) and the chapter's files into ``folder``."""
+        """Write the notebook (as ``<slug>.ipynb``) and the chapter's files into ``folder``
+        (a file that already holds the same bytes is left as it is)."""
         notebook = folder / f"{self.slug}.ipynb"
         if self.notebook:
-            notebook.write_bytes(self.notebook)
+            write_if_changed(notebook, self.notebook)
         for name, content in self.files.items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(content)
+            write_if_changed(folder / name, content)
         return notebook
 
 
@@ -113,6 +237,145 @@ def _papermill(source: Path, output: Path, parameters: Mapping[str, object], cwd
     )
 
 
+def _comments(source: str) -> dict[int, str]:
+    """Line number -> the comment on that line (``# ...``)."""
+    found: dict[int, str] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = token.string
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return found
+
+
+def show_parameters(source: str, texts: Mapping[str, str]) -> str:
+    """``source`` (a parameters cell) with ``NAME = <texts[NAME]>`` for each named
+    assignment, keeping the comment of its line; names it does not assign are added at the
+    end. An assignment that shares a line with other code is left alone and the new value
+    is added at the end (the last assignment wins, as when papermill injects it)."""
+    if not texts:
+        return source
+    lines = source.splitlines()
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        body = []
+    comments = _comments(source)
+    spans = [(n.lineno, n.end_lineno or n.lineno) for n in body]
+    done, replace = set(), {}
+    for node in body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or target.id not in texts:
+            continue
+        first, last = node.lineno, node.end_lineno or node.lineno
+        shared = sum(1 for a, b in spans if a <= last and b >= first) > 1
+        if shared or node.col_offset != 0:
+            continue
+        comment = next((comments[i] for i in range(last, first - 1, -1) if i in comments), "")
+        line = f"{target.id} = {texts[target.id]}" + (f"  {comment}" if comment else "")
+        replace[first] = (last, line)
+        done.add(target.id)
+    out, i = [], 1
+    while i <= len(lines):
+        if i in replace:
+            last, line = replace[i]
+            out.append(line)
+            i = last + 1
+        else:
+            out.append(lines[i - 1])
+            i += 1
+    out += [f"{name} = {text}" for name, text in texts.items() if name not in done]
+    return "\n".join(out)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal values of the same types (``1`` and ``1.0`` differ), lists item by item."""
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def _defaults(source: str) -> dict[str, object]:
+    """Literal defaults of a parameters cell (names whose value is not a literal left out)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return {}
+    found = {}
+    for node in body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                try:
+                    found[target.id] = ast.literal_eval(node.value)
+                except ValueError:
+                    found.pop(target.id, None)
+    return found
+
+
+def _tagged(notebook, tag: str) -> int:
+    cells = notebook.cells
+    return next((i for i, c in enumerate(cells) if tag in c.metadata.get("tags", [])), -1)
+
+
+def show_used_parameters(notebook, shown: Mapping[str, object] | None = None):
+    """One parameters cell showing the values used; returns the notebook, changed in place.
+
+    The cell tagged ``parameters`` shows each value papermill injected (as papermill writes
+    it; a value equal to the default keeps the author's text), or the value in ``shown``
+    instead (e.g. ``{"BOOK_ROOT": "."}``: the book's folder as a reader names it); the injected
+    cell goes, execution counts are renumbered 1, 2, ..., cell ids follow the position, and
+    the temporary paths papermill records are dropped from the metadata.
+    """
+    from papermill.translators import PythonTranslator
+
+    shown = dict(shown or {})
+    meta = notebook.metadata.get("papermill", {})
+    values = dict(meta.get("parameters") or {})
+    injected, tagged = _tagged(notebook, "injected-parameters"), _tagged(notebook, "parameters")
+    if injected >= 0 and tagged >= 0:
+        cell = notebook.cells[tagged]
+        defaults = _defaults(cell.source)
+        used = {**values, **shown}
+        texts = {
+            name: PythonTranslator.translate(value)
+            for name, value in used.items()
+            if not (name in defaults and _same(defaults[name], value))
+        }
+        cell.source = show_parameters(cell.source, texts)
+        del notebook.cells[injected]
+    elif shown and tagged >= 0:
+        cell = notebook.cells[tagged]
+        texts = {name: PythonTranslator.translate(value) for name, value in shown.items()}
+        cell.source = show_parameters(cell.source, texts)
+    if shown and "parameters" in meta:
+        meta["parameters"] = {**values, **{k: v for k, v in shown.items() if k in values}}
+    for key in ("input_path", "output_path"):
+        meta.pop(key, None)
+    count = 0
+    for index, cell in enumerate(notebook.cells):
+        cell["id"] = f"cell-{index}"
+        if cell.cell_type == "code" and cell.get("execution_count") is not None:
+            count += 1
+            cell.execution_count = count
+            for output in cell.outputs:
+                if "execution_count" in output:
+                    output["execution_count"] = count
+    return notebook
+
+
+def show_values(executed: bytes, shown: Mapping[str, object] | None = None) -> bytes:
+    """:func:`show_used_parameters` on an executed notebook's bytes (again on a finished
+    notebook, it shows the ``shown`` values in its parameters cell)."""
+    import nbformat
+
+    notebook = nbformat.reads(executed.decode(), as_version=4)
+    return nbformat.writes(show_used_parameters(notebook, shown)).encode()
+
+
 def _written(folder: Path) -> dict[str, bytes]:
     """Every file the chapter wrote (hidden files and folders excluded)."""
     files = {}
@@ -128,13 +391,16 @@ def execute_notebook(
     slug: str,
     parameters: Mapping[str, object],
     scratch: Path | None = None,
+    shown: Mapping[str, object] | None = None,
 ) -> Execution:
     """Execute a converted chapter (``.ipynb`` text) with ``parameters`` injected by papermill.
 
     The kernel's working folder is a fresh temporary folder in ``scratch`` (default: the
-    system's), removed afterwards. Never raises for a chapter's failure: the returned
+    system's), removed afterwards. A successful execution's notebook has one parameters
+    cell with the values used (``shown`` replaces the text of some; see
+    :func:`show_used_parameters`). Never raises for a chapter's failure: the returned
     :class:`Execution` names the notebook and cell in ``error`` and still carries the
-    executed notebook (with the traceback) when papermill wrote one.
+    executed notebook (with the traceback, as papermill wrote it) when there is one.
     """
     start = time.perf_counter()
     error = None
@@ -146,6 +412,9 @@ def execute_notebook(
             error = describe_failure(slug, failure)
         output = work / OUTPUT_NAME
         executed = output.read_bytes() if output.is_file() else b""
+        if executed and error is None:
+            executed = show_values(executed, shown)
         files = _written(work)
+        reads = _reads(work)
     seconds = time.perf_counter() - start
-    return Execution(slug, executed, files, seconds, error, environment())
+    return Execution(slug, executed, files, seconds, error, environment(), reads)

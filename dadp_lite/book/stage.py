@@ -2,23 +2,34 @@
 
 Partial builds (``--chapters``) stay strict-clean: links, references and glued numbers that
 point into chapters left out become plain text naming the chapter.
+
+Staging writes a file only when its content changes (and removes what the book no longer
+holds), so an unchanged book leaves the stage untouched: Jupyter Book then has nothing to
+render again (:func:`dadp_lite.book.render.render_html`). The status page is a function of
+the results (their execution times and dates), not of the time of the build.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import yaml
 
 from dadp_lite.book.discovery import chapter_path, chapter_title, list_chapters
+from dadp_lite.book.execute import write_if_changed
 from dadp_lite.book.provenance import versions
 
-__all__ = ["copy_static", "resolve_chapter_links", "stage_book", "status_table"]
+__all__ = [
+    "copy_static",
+    "resolve_chapter_links",
+    "resolve_notebook_links",
+    "stage_book",
+    "status_table",
+    "sync_folder",
+]
 
 _DOC_ROLE = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?\.\./notebooks/([^`<>]+?)>?`")
 _REF_ROLE = re.compile(r"\{(ref|numref|prf:ref|eq)\}`(?:([^`<]*?)\s*<)?([^`<>]+?)>?`")
@@ -26,12 +37,35 @@ _GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`\.\./notebooks/([^`:]+?)(?:\.ipynb|
 _LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*name:\s*(fig-\S+)", re.M)
 
 
+def sync_folder(
+    source: Path, target: Path, text: Callable[[Path, str], str] | None = None, skip=()
+) -> None:
+    """Make ``target`` hold ``source``'s files, writing only the files that change and
+    removing the others; ``text(path, content)`` may rewrite Markdown files on the way.
+    ``skip``: relative paths neither copied nor removed (staged by someone else)."""
+    wanted = set()
+    if source.is_dir():
+        for path in sorted(source.rglob("*")):
+            relative = path.relative_to(source).as_posix()
+            if not path.is_file() or relative in skip:
+                continue
+            wanted.add(relative)
+            content = path.read_bytes()
+            if text is not None and path.suffix == ".md":
+                content = text(path, content.decode()).encode()
+            write_if_changed(target / relative, content)
+    if target.is_dir():
+        for path in sorted(target.rglob("*"), reverse=True):
+            relative = path.relative_to(target).as_posix()
+            if path.is_file() and relative not in wanted and relative not in skip:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+
+
 def copy_static(root: Path, stage: Path) -> None:
-    """The book's ``_static`` folder (its CSS) beside the staged config, fresh each time."""
-    if (stage / "_static").exists():
-        shutil.rmtree(stage / "_static")
-    if (root / "_static").is_dir():
-        shutil.copytree(root / "_static", stage / "_static")
+    """The book's ``_static`` folder (its CSS) beside the staged config."""
+    sync_folder(root / "_static", stage / "_static")
 
 
 def _filtered_toc(toc: object, keep: set[str]) -> object:
@@ -117,51 +151,79 @@ def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[
 
 
 def status_table(results: Sequence, profile: str, wall: float | None, jobs: int | None) -> str:
-    """The generated part of ``book/status.md``: timings, parameters, versions."""
+    """The generated part of ``book/status.md``: timings, parameters, versions.
+
+    ``wall`` is the wall-clock time of executing all these results (None when they come
+    from several builds, the build cache having reused some). The text depends on the
+    results only, never on when the book was built, so an unchanged book stages the same
+    page.
+    """
     lines = ["", f"## Last build: profile `{profile}`", ""]
-    setting = f"Built {time.strftime('%Y-%m-%d %H:%M %Z')} on {os.cpu_count() or 1} core(s)"
+    days = sorted({d[:10] for d in (getattr(r, "executed_at", "") for r in results) if d})
+    when = f" on {days[0]}" if len(days) == 1 else ""
+    if len(days) > 1:
+        when = f" between {days[0]} and {days[-1]}"
+    setting = f"Executed{when} on {os.cpu_count() or 1} core(s)"
     if jobs:
-        setting += f", {jobs} chapter(s) executed in parallel"
+        setting += f", {jobs} chapter(s) at a time"
+    total = sum(r.seconds for r in results)
     if wall is not None:
         setting += f"; wall-clock execution time of all chapters: **{wall:.1f} s**"
+    else:
+        setting += (
+            "; the results come from more than one build (the build cache reused the "
+            "chapters that had not changed), so there is no wall-clock time of the whole"
+        )
     lines += [setting + ".", "", "| chapter | execution time (s) | parameters |", "|---|---:|---|"]
     for r in results:
         shown = {k: v for k, v in r.parameters.items() if k != "BOOK_ROOT"}
         params = ", ".join(f"`{k}={v}`" for k, v in shown.items()) or "defaults"
         page = getattr(r, "page", "") or f"notebooks/{r.slug}"
         lines.append(f"| {{doc}}`../{page}` | {r.seconds:.1f} | {params} |")
-    total = sum(r.seconds for r in results)
     lines += [f"| **sum over chapters** | **{total:.1f}** | |", ""]
     lines += ["## Software versions", "", "| package | version |", "|---|---|"]
     lines += [f"| {name} | {version} |" for name, version in versions().items()]
     return "\n".join(lines) + "\n"
 
 
-def _resolve_notebook_links(root: Path, path: Path, built: Sequence[str]) -> None:
-    """Partial builds: links from an executed chapter to chapters left out become text."""
+def resolve_notebook_links(root: Path, content: bytes, built: Sequence[str]) -> tuple[bytes, list]:
+    """An executed notebook (bytes) whose links to chapters left out are text (partial
+    builds); returns the new bytes (the same when nothing changed) and the notes."""
     import nbformat
 
-    if not path.is_file():
-        return
-    notebook = nbformat.read(path, as_version=4)
-    changed = False
+    notebook = nbformat.reads(content.decode(), as_version=4)
+    changed, notes = False, []
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            resolved, notes = resolve_chapter_links(root, cell.source, built)
+            resolved, found = resolve_chapter_links(root, cell.source, built)
             if resolved != cell.source:
                 cell.source, changed = resolved, True
-                for note in notes:
-                    print(f"  notebooks/{path.stem}: {note}", flush=True)
-    if changed:
-        nbformat.write(notebook, path)
+                notes += found
+    return (nbformat.writes(notebook).encode() if changed else content), notes
 
 
-def _place_pages(stage: Path, pages: Sequence) -> None:
+def _resolve_notebook_links(root: Path, path: Path, built: Sequence[str]) -> None:
+    """Partial builds: links from an executed chapter to chapters left out become text."""
+    if not path.is_file():
+        return
+    content, notes = resolve_notebook_links(root, path.read_bytes(), built)
+    write_if_changed(path, content)
+    for note in notes:
+        print(f"  notebooks/{path.stem}: {note}", flush=True)
+
+
+def _place_pages(root: Path, stage: Path, pages: Sequence, built: Sequence[str]) -> None:
     """An executed page replaces its MyST source (Jupyter Book would prefer the ``.md``)."""
+    partial = set(built) != set(list_chapters(root))
     for result in pages:
         target = stage / f"{result.page}.ipynb"
-        shutil.copy2(result.output, target)
+        content, notes = result.output.read_bytes(), []
+        if partial:
+            content, notes = resolve_notebook_links(root, content, built)
+        write_if_changed(target, content)
         target.with_suffix(".md").unlink(missing_ok=True)
+        for note in notes:
+            print(f"  {result.page}: {note}", flush=True)
 
 
 def stage_book(
@@ -177,30 +239,28 @@ def stage_book(
     """Copy config, toc (filtered to ``slugs``) and prose pages next to executed notebooks.
 
     Executed ``pages`` (results of :func:`dadp_lite.book.build.execute_book`) replace their
-    sources; ``book/status.md`` gets :func:`status_table` appended.
+    sources; ``book/status.md`` gets :func:`status_table` appended. Only files whose
+    content changes are written.
     """
-    shutil.copy2(root / "_config.yml", stage / "_config.yml")
+    write_if_changed(stage / "_config.yml", (root / "_config.yml").read_bytes())
     copy_static(root, stage)
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     keep = set(slugs) | {f"{s}.md" for s in slugs}
-    (stage / "_toc.yml").write_text(yaml.safe_dump(_filtered_toc(toc, keep), sort_keys=False))
-    if (stage / "book").exists():
-        shutil.rmtree(stage / "book")
-    shutil.copytree(root / "book", stage / "book")
-    for page in sorted((stage / "book").glob("*.md")):
-        text = page.read_text()
+    filtered = yaml.safe_dump(_filtered_toc(toc, keep), sort_keys=False)
+    write_if_changed(stage / "_toc.yml", filtered.encode())
+    status = root / "book" / "status.md"
+    table = status_table([*results, *pages], profile, wall_seconds, jobs)
+
+    def prose(path: Path, text: str) -> str:
         resolved, notes = resolve_chapter_links(root, text, slugs)
-        if resolved != text:
-            page.write_text(resolved)
         for note in notes:
-            print(f"  book/{page.name}: {note}", flush=True)
-    _place_pages(stage, pages)
+            print(f"  book/{path.name}: {note}", flush=True)
+        return resolved + (table if path == status else "")
+
+    executed = {f"{Path(r.page).relative_to('book').as_posix()}.md" for r in pages}
+    executed |= {name.removesuffix(".md") + ".ipynb" for name in executed}
+    sync_folder(root / "book", stage / "book", prose, skip=executed)
+    _place_pages(root, stage, pages, slugs)
     if set(slugs) != set(list_chapters(root)):
         for slug in slugs:
             _resolve_notebook_links(root, stage / "notebooks" / f"{slug}.ipynb", slugs)
-        for result in pages:
-            _resolve_notebook_links(root, stage / f"{result.page}.ipynb", slugs)
-    status = stage / "book" / "status.md"
-    if status.exists():
-        table = status_table([*results, *pages], profile, wall_seconds, jobs)
-        status.write_text(status.read_text() + table)

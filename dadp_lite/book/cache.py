@@ -1,0 +1,415 @@
+"""The build cache: a chapter or page is executed again only when one of its inputs changed.
+
+Where it lives: ``<build-dir>/cache`` (``_build/cache`` by default), so ``make clean``
+(``rm -rf _build``) clears it, and a build into another folder starts with none.
+
+What a result depends on (its *record*, whose hash is the entry's key):
+
+- the page (``notebooks/<slug>`` or ``book/errata``) and the SHA-256 of each of its code
+  cells, in order (markdown is not part of the key, as in jupyter-cache: a prose edit
+  executes nothing), and the kernel;
+- the parameter values passed to it and the profile;
+- the SHA-256 of the ``dadp_lite`` sources a chapter runs (:func:`execution_sources_sha256`:
+  the package without the build machinery ``dadp_lite/book``, which chapters do not import,
+  except the modules that shape an execution's notebook) and the versions of the packages
+  that compute or draw (:data:`CACHED_PACKAGES`, Python included);
+- the SHA-256 of each dataset file named by a dataset parameter.
+
+An entry also lists every file the kernel opened for reading (data files, committed
+results such as ``benchmarks/results/scale.csv``; see :mod:`dadp_lite.book.execute`) with
+its SHA-256: an entry is used only if each of them is unchanged.
+
+An entry, ``<cache>/<page, / as -->/<key>-<hash of the files read>/``, holds the executed
+notebook, every file the chapter wrote (``files/``) and ``entry.json``: the record, the
+files read, the SHA-256 of each stored file, the execution time and a SHA-256 of
+``entry.json``'s own content. It is written in a temporary folder and renamed into place;
+an entry whose files do not match their hashes (damaged, cut short) is reported and
+removed, never used. The :data:`KEEP` most recently used entries of each page are kept.
+
+A used entry's outputs are merged into the current source (:func:`merge_outputs`): code
+cells take the stored outputs by position (their code is the same, the key says so),
+markdown cells are the current ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from dadp_lite.book.execute import Execution
+from dadp_lite.book.outputs import atomic_replace, clean_stale_temps, temp_folder
+from dadp_lite.book.provenance import NUMERIC_PACKAGES, file_sha256, folder_hashes, versions
+
+__all__ = [
+    "CACHED_PACKAGES",
+    "CACHE_FORMAT",
+    "KEEP",
+    "BuildCache",
+    "Lookup",
+    "cache_key",
+    "cache_record",
+    "current_sha256",
+    "execution_sources_sha256",
+    "merge_outputs",
+    "timestamp",
+]
+
+#: Changes when the layout of an entry or the record changes (older entries are not used).
+CACHE_FORMAT = 1
+#: Entries kept per page (the newest, by last use).
+KEEP = 4
+ENTRY = "entry.json"
+NOTEBOOK = "notebook.ipynb"
+FILES = "files"
+#: Packages whose versions are part of every key: those that compute numbers or draw.
+CACHED_PACKAGES = (
+    *NUMERIC_PACKAGES,
+    "matplotlib",
+    "matplotlib-inline",
+    "altair",
+    "vl-convert-python",
+    "ipykernel",
+    "ipython",
+    "papermill",
+    "nbformat",
+)
+#: Modules of the build machinery that shape what an execution returns (the kernel's
+#: environment, the parameters cell, conversion, the record and the merge).
+EXECUTION_MODULES = ("book/execute.py", "book/cache.py", "book/discovery.py")
+_FIELDS = {
+    "format": "cache format changed",
+    "page": "another page",
+    "kernel": "kernel changed",
+    "dadp_lite_sources_sha256": "dadp_lite sources changed",
+    "datasets": "dataset file changed",
+}
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _plain(value: object) -> object:
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=512)
+def _hash_at(path: str, mtime_ns: int, size: int) -> str:  # the stat values key the cache
+    return file_sha256(Path(path))
+
+
+def current_sha256(path: str) -> str | None:
+    """SHA-256 of a file (remembered while its time and size stay), None if it is gone."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _hash_at(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=1)
+def execution_sources_sha256() -> str:
+    """One hash over the ``dadp_lite`` files a chapter's outputs can depend on: every file
+    of the package (path and bytes) except the build machinery in ``dadp_lite/book``, whose
+    :data:`EXECUTION_MODULES` are included. Editing the renderer, the staging or the command
+    line then executes nothing again (a render is redone: :mod:`dadp_lite.book.render`)."""
+    import dadp_lite
+
+    package = Path(dadp_lite.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        relative = path.relative_to(package).as_posix()
+        if not path.is_file() or "__pycache__" in relative or path.suffix == ".pyc":
+            continue
+        if relative.startswith("book/") and relative not in EXECUTION_MODULES:
+            continue
+        digest.update(f"{relative}\0".encode())
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def cache_record(
+    page: str,
+    notebook: str,
+    parameters: Mapping[str, object],
+    profile: str | None,
+    datasets: Mapping[str, str] | None = None,
+) -> dict:
+    """What a page's outputs depend on, before it runs (``notebook``: the converted source)."""
+    content = json.loads(notebook)
+    code = [
+        _sha("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+        for cell in content["cells"]
+        if cell["cell_type"] == "code"
+    ]
+    return _plain({
+        "format": CACHE_FORMAT,
+        "page": page,
+        "kernel": content.get("metadata", {}).get("kernelspec", {}).get("name"),
+        "code": code,
+        "parameters": dict(parameters),
+        "profile": profile,
+        "datasets": dict(datasets or {}),
+        "dadp_lite_sources_sha256": execution_sources_sha256(),
+        "versions": versions(CACHED_PACKAGES),
+    })  # fmt: skip
+
+
+def cache_key(record: Mapping) -> str:
+    """The entry key of a record: SHA-256 of its JSON (key order does not matter)."""
+    return _sha(json.dumps(_plain(record), sort_keys=True))
+
+
+def _signed(content: dict) -> dict:
+    body = {k: v for k, v in content.items() if k != "sha256"}
+    return {**body, "sha256": _sha(json.dumps(body, sort_keys=True))}
+
+
+def _changes(old: Mapping, new: Mapping) -> str:
+    """Why ``new`` differs from an earlier record ``old`` of the same page, in words."""
+    reasons = []
+    if old.get("code") != new.get("code"):
+        before, after = old.get("code") or [], new.get("code") or []
+        if len(before) != len(after):
+            reasons.append(f"code changed ({len(before)} -> {len(after)} code cells)")
+        else:
+            cells = [i + 1 for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+            shown = ", ".join(map(str, cells[:3])) + (", ..." if len(cells) > 3 else "")
+            reasons.append(f"code changed (code cell {shown} of {len(after)})")
+    if old.get("parameters") != new.get("parameters"):
+        shown = _changed(old.get("parameters"), new.get("parameters"), missing="default")
+        reasons.append(f"parameters changed ({shown})")
+    if old.get("profile") != new.get("profile"):
+        reasons.append(f"profile changed ({old.get('profile')} -> {new.get('profile')})")
+    if old.get("versions") != new.get("versions"):
+        shown = _changed(old.get("versions"), new.get("versions"), missing="None")
+        reasons.append(f"package versions changed ({shown})")
+    reasons += [text for field, text in _FIELDS.items() if old.get(field) != new.get(field)]
+    return "; ".join(reasons)
+
+
+def _changed(old: Mapping | None, new: Mapping | None, missing: str) -> str:
+    """``"name old -> new, ..."`` for the names whose values differ (``missing`` where absent)."""
+    a, b = old or {}, new or {}
+    names = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return ", ".join(f"{k} {a.get(k, missing)} -> {b.get(k, missing)}" for k in names)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A usable entry (``entry`` set) or why the page must run (``reason``)."""
+
+    entry: Path | None
+    reason: str = ""
+
+
+class BuildCache:
+    """Executed chapters and pages stored by what they depend on (see the module's text).
+
+    An entry's folder is named by its key and by a hash of the files it read, so results of
+    the same code computed from different files (a data file edited, then restored) are
+    kept side by side.
+    """
+
+    def __init__(self, folder: Path, root: Path | None = None) -> None:
+        self.folder = Path(folder)
+        self.root = Path(root).resolve() if root is not None else None
+
+    def _page_folder(self, page: str) -> Path:
+        return self.folder / page.replace("/", "--")
+
+    def entry_folder(self, record: Mapping, reads: Mapping[str, str]) -> Path:
+        """Where the entry of ``record`` computed from the files ``reads`` is stored."""
+        files = _sha(json.dumps(sorted(reads.items())))[:12]
+        return self._page_folder(str(record["page"])) / f"{cache_key(record)[:32]}-{files}"
+
+    def _name(self, path: str) -> str:
+        if self.root is not None and Path(path).is_relative_to(self.root):
+            return Path(path).relative_to(self.root).as_posix()
+        return path
+
+    def _damage(self, folder: Path, record: Mapping) -> tuple[dict | None, str]:
+        """The entry's content if it is intact and holds ``record``; else why not."""
+        try:
+            content = json.loads((folder / ENTRY).read_text())
+        except (OSError, ValueError):
+            return None, f"{ENTRY} is missing or unreadable"
+        if not isinstance(content, dict) or _signed(content) != content:
+            return None, f"{ENTRY} does not match its SHA-256 (changed or cut short)"
+        if content.get("record") != _plain(record):
+            return None, "its record is not the one its key stands for"
+        stored = folder_hashes(folder, exclude=[ENTRY])
+        expected = content.get("files") or {}
+        for name in sorted(expected):
+            if name not in stored:
+                return None, f"{name} is missing"
+            if stored[name] != expected[name]:
+                return None, f"{name} does not match its SHA-256 (changed or cut short)"
+        extra = sorted(set(stored) - set(expected))
+        return (None, f"unexpected file {extra[0]}") if extra else (content, "")
+
+    def _stale_reads(self, content: Mapping) -> str:
+        changed = []
+        for path, digest in sorted((content.get("reads") or {}).items()):
+            now = current_sha256(path)
+            if now != digest:
+                changed.append(f"{self._name(path)} {'is gone' if now is None else 'changed'}")
+        if not changed:
+            return ""
+        more = f" and {len(changed) - 2} more" if len(changed) > 2 else ""
+        return "file read " + ", ".join(changed[:2]) + more
+
+    @staticmethod
+    def _newest_first(folders: list[Path]) -> list[Path]:
+        def last_use(path: Path) -> float:
+            try:
+                return (path / ENTRY).stat().st_mtime
+            except OSError:
+                return 0.0
+
+        return sorted(folders, key=last_use, reverse=True)
+
+    def _entries(self, page: str) -> list[Path]:
+        folder = self._page_folder(page)
+        if not folder.is_dir():
+            return []
+        found = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        return self._newest_first(found)
+
+    def _earlier_records(self, record: Mapping) -> list[dict]:
+        """Readable records of the page's entries of other keys, newest first."""
+        key = cache_key(record)[:32]
+        found = []
+        for entry in self._entries(str(record["page"])):
+            if entry.name.startswith(key):
+                continue
+            try:
+                content = json.loads((entry / ENTRY).read_text())
+            except (OSError, ValueError):
+                continue
+            if isinstance(content, dict) and isinstance(content.get("record"), dict):
+                found.append(content["record"])
+        return found
+
+    def lookup(self, record: Mapping) -> Lookup:
+        """The entry to reuse for ``record``, or why the page must run again.
+
+        Entries of the record's key are tried newest first; a damaged one is removed (and
+        named when no other serves), one whose files read changed is passed over.
+        """
+        key = cache_key(record)[:32]
+        variants = [p for p in self._entries(str(record["page"])) if p.name.startswith(key)]
+        damaged, stale = [], ""
+        for folder in variants:
+            content, problem = self._damage(folder, record)
+            if content is None:
+                damaged.append(problem)
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
+            changed = self._stale_reads(content)
+            if changed:
+                stale = stale or changed
+                continue
+            os.utime(folder / ENTRY)  # last use: what pruning keeps
+            return Lookup(folder)
+        if stale:
+            return Lookup(None, stale)
+        if damaged:
+            return Lookup(None, f"cached result damaged ({damaged[0]}): rebuilt")
+        earlier = self._earlier_records(record)
+        if not earlier:
+            return Lookup(None, "not in the cache")
+        same_profile = [r for r in earlier if r.get("profile") == record.get("profile")]
+        return Lookup(None, _changes((same_profile or earlier)[0], _plain(record)) or "new")
+
+    def load(self, folder: Path) -> tuple[dict, bytes, dict[str, bytes]]:
+        """An entry's ``entry.json`` content, notebook and files (checked by :meth:`lookup`)."""
+        content = json.loads((folder / ENTRY).read_text())
+        files = {
+            path.relative_to(folder / FILES).as_posix(): path.read_bytes()
+            for path in sorted((folder / FILES).rglob("*"))
+            if path.is_file()
+        }
+        return content, (folder / NOTEBOOK).read_bytes(), files
+
+    def store(self, record: Mapping, execution: Execution, executed_at: str) -> Path:
+        """Store a successful execution under ``record`` (atomically); prune old entries."""
+        folder = self.entry_folder(record, execution.reads)
+        clean_stale_temps(folder.parent)
+        with temp_folder(folder.parent, folder.name) as tmp:
+            (tmp / NOTEBOOK).write_bytes(execution.notebook)
+            for name, data in execution.files.items():
+                (tmp / FILES / name).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / FILES / name).write_bytes(data)
+            content = _signed({
+                "record": _plain(record),
+                "key": cache_key(record),
+                "reads": dict(sorted(execution.reads.items())),
+                "files": folder_hashes(tmp),
+                "seconds": round(execution.seconds, 2),
+                "executed_at": executed_at,
+                "environment": _plain(execution.environment),
+            })  # fmt: skip
+            (tmp / ENTRY).write_text(json.dumps(content, indent=1, sort_keys=True) + "\n")
+            atomic_replace(tmp, folder)
+        for old in self._entries(str(record["page"]))[KEEP:]:
+            shutil.rmtree(old, ignore_errors=True)
+        return folder
+
+    @staticmethod
+    def discard(entry: Path) -> None:
+        """Remove an entry (one that turned out unusable)."""
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def merge_outputs(source: str, executed: bytes) -> bytes:
+    """The current source (``.ipynb`` text) with the outputs of an execution of the same code.
+
+    Code cells take, by position, the executed cell's outputs, execution count, source (the
+    parameters cell shows the values used) and its execution metadata; markdown and cell
+    tags come from ``source``. Refuses (``ValueError``) code that is not the same. The same
+    inputs give the same bytes (cell ids follow the position).
+    """
+    import nbformat
+
+    current = nbformat.reads(source, as_version=4)
+    done = nbformat.reads(executed.decode(), as_version=4)
+    injected = [c for c in done.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    if injected:  # a source without a parameters cell: papermill's cell, on top, stays
+        cell = nbformat.v4.new_code_cell(
+            injected[0].source, metadata={"tags": ["injected-parameters"]}
+        )
+        current.cells.insert(0, cell)
+    mine = [c for c in current.cells if c.cell_type == "code"]
+    theirs = [c for c in done.cells if c.cell_type == "code"]
+    if len(mine) != len(theirs):
+        raise ValueError(f"{len(mine)} code cells in the source, {len(theirs)} executed")
+    for cell, ran in zip(mine, theirs, strict=True):
+        tags = ran.metadata.get("tags", [])
+        if cell.source != ran.source and not {"parameters", "injected-parameters"} & set(tags):
+            raise ValueError("the executed code is not the source's code")
+        cell.source = ran.source
+        cell.outputs = ran.outputs
+        cell.execution_count = ran.get("execution_count")
+        for key in ("papermill", "execution"):
+            if key in ran.metadata:
+                cell.metadata[key] = ran.metadata[key]
+    for key in ("papermill", "language_info"):
+        if key in done.metadata:
+            current.metadata[key] = done.metadata[key]
+    for index, cell in enumerate(current.cells):
+        cell["id"] = f"cell-{index}"
+    return nbformat.writes(current).encode()
+
+
+def timestamp() -> str:
+    """When a result was executed, as the status page shows it (minutes, local zone)."""
+    return time.strftime("%Y-%m-%d %H:%M %Z")

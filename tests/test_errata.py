@@ -542,12 +542,19 @@ def test_chapters_agree_with_the_errata_on_every_status_word(executed):
 def test_every_finding_is_shown_by_its_chapter(finding):
     """The reverse of the agreement check: every finding of the catalog is glued by the
     chapter it names (its status key, or a loop over the chapter's findings), so no row of
-    the errata page lacks its chapter. A chapter may glue it only where its run is
-    comparable with the paper's setting (e.g. the paper's repetitions); the agreement test
-    checks the word wherever it is glued."""
+    the errata page lacks its chapter; the key may also come from a ``dadp_lite.summaries``
+    module that the chapter imports and glues with ``glue_all``. A chapter may glue it only
+    where its run is comparable with the paper's setting (e.g. the paper's repetitions); the
+    agreement test checks the word wherever it is glued."""
     source = (ROOT / "notebooks" / f"{finding.chapter}.md").read_text()
+    summaries = [
+        path.read_text()
+        for path in (ROOT / "dadp_lite" / "summaries").glob("[!_]*.py")
+        if re.search(rf"summaries(\.{path.stem}\b| import [^\n]*\b{path.stem}\b)", source)
+    ]
     glues = re.search(r"glue\(\s*errata\.status_key\(", source) is not None  # any layout
-    named = f'"{finding.id}"' in source
+    glues = glues or ("glue_all(" in source and bool(summaries))
+    named = any(f'"{finding.id}"' in text for text in [source, *summaries])
     looped = f'errata.findings_of("{finding.chapter}")' in source
     assert glues and (named or looped), f"{finding.chapter} never glues status-{finding.id}"
 

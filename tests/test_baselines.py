@@ -12,6 +12,7 @@ import dadp_lite as dl
 from dadp_lite.theory import (
     discrete_gaussian_delta_as_printed,
     discrete_gaussian_histogram_delta,
+    discrete_gaussian_vacuous_from,
     expected_empirical_alpha,
     laplace_alpha_as_printed,
     projected_discrete_gaussian_bias,
@@ -106,6 +107,43 @@ def test_zcdp_delta_inverts_the_conversion(epsilon):
 def test_printed_statement_is_vacuous_from_epsilon_two():
     delta = discrete_gaussian_delta_as_printed(PAPER_EPSILONS)
     assert np.all(delta[2:] == 1.0) and np.all(delta[:2] < 1.0)
+
+
+@pytest.mark.parametrize("gap", [1e-6, 1e-3, 0.05, 0.3])
+def test_vacuous_threshold_is_where_one_minus_delta_crosses_the_gap(gap):
+    """The closed form against a bisection on the printed delta itself, and the crossing
+    seen on both sides of the threshold."""
+    threshold = discrete_gaussian_vacuous_from(gap)
+    low, high = 1e-6, 2.0  # 1 - delta falls from about 1 to 0 on (0, 2]
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (
+            (mid, high) if 1 - discrete_gaussian_delta_as_printed(mid) >= gap else (low, mid)
+        )
+    assert threshold == pytest.approx(high, abs=1e-12)
+    assert 1 - discrete_gaussian_delta_as_printed(threshold * (1 - 1e-6)) > gap
+    assert 1 - discrete_gaussian_delta_as_printed(threshold * (1 + 1e-6)) < gap
+    assert threshold < 2.0  # delta = 1 exactly only from epsilon = 2
+
+
+def test_vacuous_threshold_of_the_book_is_below_two():
+    # the errata's 1e-3: vacuous from 1.9105..., delta = 1 only from 2
+    assert discrete_gaussian_vacuous_from(1e-3) == pytest.approx(1.9105349, abs=1e-7)
+
+
+def test_vacuous_threshold_is_zero_for_a_large_gap():
+    assert discrete_gaussian_vacuous_from(0.5) == 0.0  # 1 - delta <= 1 - e^(-1/2) < 0.5
+
+
+@pytest.mark.parametrize("gap", [0.0, 1.0, -0.1, float("nan")])
+def test_vacuous_threshold_refuses_a_gap_outside_the_unit_interval(gap):
+    with pytest.raises(ValueError, match="gap"):
+        discrete_gaussian_vacuous_from(gap)
+
+
+def test_vacuous_threshold_refuses_a_non_number():
+    with pytest.raises(TypeError, match="gap"):
+        discrete_gaussian_vacuous_from("0.001")
 
 
 def test_printed_statement_with_noise_epsilon_matches_its_formula():

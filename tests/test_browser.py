@@ -68,14 +68,6 @@ RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
 #: Remove an entry when its chapter is done; an entry whose page shows no such finding any
 #: more fails the test ("clean now"), so this list can only shrink. Never add to it.
 KNOWN_CHAPTER_DEBRIS: dict[str, dict[str, int]] = {
-    "notebooks/01-setting-and-data": {"overflow": 1, "dataframe": 1},
-    "notebooks/02-sufficient-condition-lemma": {"overflow": 2, "dataframe": 2, "parameter_name": 3},
-    "notebooks/03-laplace-and-discrete-gaussian": {"overflow": 2,
-        "dataframe": 1, "series": 1, "parameter_name": 3, "status_twice": 1,
-    },
-    "notebooks/04-cell-suppression-privacy": {"overflow": 1,
-        "dataframe": 6, "series": 1, "stderr": 1, "parameter_name": 3, "status_twice": 1,
-    },
     "notebooks/09-k-anonymity-bias": {"overflow": 2, "dataframe": 3},
     "notebooks/14-privacy-audits": {
         "overflow": 1, "dataframe": 4, "truncated": 6, "parameter_name": 3,

@@ -352,6 +352,25 @@ def test_dg_exact_deltas_against_the_privacy_loss_distribution():
     assert errata.result("dg-guarantee").status.word == "loose"  # valid and conservative
 
 
+def test_dg_guarantee_qualifier_names_the_computed_threshold_only_where_the_grid_reaches_it():
+    """Both branches: a grid below the threshold gets no qualifier; a grid past it gets the
+    exact threshold (not its first grid point), which the vacuity rule confirms on each side."""
+    from dadp_lite.errata.baselines import dg_guarantee_qualifier
+    from dadp_lite.theory import discrete_gaussian_delta_as_printed as printed
+    from dadp_lite.theory import discrete_gaussian_vacuous_from
+
+    threshold = discrete_gaussian_vacuous_from(st.VACUOUS_GAP)
+    assert st.vacuous(printed(threshold * (1 + 1e-9))) and not st.vacuous(
+        printed(threshold * (1 - 1e-9))
+    )
+    assert dg_guarantee_qualifier((0.5, 1.0)) == ""
+    assert dg_guarantee_qualifier((0.5, 1.0, 2.0, 4.0)) == f"vacuous from ε = {threshold:.2f}"
+    found = errata.result("dg-guarantee")
+    assert found.status.qualifier == f"vacuous from ε = {threshold:.2f}"
+    assert found.values["vacuous-from"] == threshold
+    assert "^" not in found.status.qualifier
+
+
 def test_dg_delta_column_understates_the_exact_delta_of_the_stated_noise():
     """The issue's numbers: 0.017 against 0.097 at epsilon 2, 3E-4 against 0.176 at 4."""
     found = errata.result("dg-delta-column")
@@ -542,19 +561,18 @@ def test_chapters_agree_with_the_errata_on_every_status_word(executed):
 def test_every_finding_is_shown_by_its_chapter(finding):
     """The reverse of the agreement check: every finding of the catalog is glued by the
     chapter it names (its status key, or a loop over the chapter's findings), so no row of
-    the errata page lacks its chapter; the key may also come from a ``dadp_lite.summaries``
-    module that the chapter imports and glues with ``glue_all``. A chapter may glue it only
-    where its run is comparable with the paper's setting (e.g. the paper's repetitions); the
-    agreement test checks the word wherever it is glued."""
+    the errata page lacks its chapter. A chapter may glue it only where its run is
+    comparable with the paper's setting (e.g. the paper's repetitions); the agreement test
+    checks the word wherever it is glued."""
     source = (ROOT / "notebooks" / f"{finding.chapter}.md").read_text()
-    summaries = [
-        path.read_text()
-        for path in (ROOT / "dadp_lite" / "summaries").glob("[!_]*.py")
-        if re.search(rf"summaries(\.{path.stem}\b| import [^\n]*\b{path.stem}\b)", source)
-    ]
-    glues = re.search(r"glue\(\s*errata\.status_key\(", source) is not None  # any layout
-    glues = glues or ("glue_all(" in source and bool(summaries))
-    named = any(f'"{finding.id}"' in text for text in [source, *summaries])
+    # a summaries module the chapter imports and glues with summaries.glue_all counts as its own
+    imported = re.findall(r"from dadp_lite\.summaries import (\w+)", source)
+    modules = [(ROOT / "dadp_lite" / "summaries" / f"{m}.py") for m in imported]
+    summarised = "".join(m.read_text() for m in modules if m.is_file())
+    glues = re.search(r"glue\(\s*errata\.status_key\(", source) is not None or (  # any layout
+        "summaries.glue_all(" in source and "status_key(" in summarised
+    )
+    named = f'"{finding.id}"' in source or f'status_key("{finding.id}")' in summarised
     looped = f'errata.findings_of("{finding.chapter}")' in source
     assert glues and (named or looped), f"{finding.chapter} never glues status-{finding.id}"
 

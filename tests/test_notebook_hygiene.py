@@ -225,10 +225,6 @@ def test_setup_and_glue_cells_are_collapsed_and_checks_are_visible(slug):
 #: meets its rule fails the test below, so it is removed the day it is clean).
 PENDING: dict[str, set[str]] = {
     "main_result": {
-        "01-setting-and-data",
-        "02-sufficient-condition-lemma",
-        "03-laplace-and-discrete-gaussian",
-        "04-cell-suppression-privacy",
         "09-k-anonymity-bias",
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",
@@ -237,10 +233,6 @@ PENDING: dict[str, set[str]] = {
         "14-privacy-audits",
     },
     "cell_length": {
-        "01-setting-and-data",
-        "02-sufficient-condition-lemma",
-        "03-laplace-and-discrete-gaussian",
-        "04-cell-suppression-privacy",
         "09-k-anonymity-bias",
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",
@@ -249,9 +241,6 @@ PENDING: dict[str, set[str]] = {
         "14-privacy-audits",
     },
     "sentences_from_package": {
-        "01-setting-and-data",
-        "03-laplace-and-discrete-gaussian",
-        "04-cell-suppression-privacy",
         "09-k-anonymity-bias",
         "10-alpha-fairness-bounds",
         "11-fairness-comparison",

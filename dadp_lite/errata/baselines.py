@@ -10,6 +10,7 @@ import numpy as np
 from dadp_lite.definitions import ADJACENCIES, discrete_gaussian_sigma
 from dadp_lite.errata.record import Finding, Result, dataset
 from dadp_lite.errata.status import (
+    VACUOUS_GAP,
     bound_status,
     delta_status,
     digits_status,
@@ -25,7 +26,13 @@ from dadp_lite.simulate import simulate
 from dadp_lite.theory import accounting, baselines, lemma, privacy
 from dadp_lite.verification import z_limit
 
-__all__ = ["DG_COLUMN_DECIMALS", "FINDINGS", "dg_exact_deltas", "laplace_alpha_replicates"]
+__all__ = [
+    "DG_COLUMN_DECIMALS",
+    "FINDINGS",
+    "dg_exact_deltas",
+    "dg_guarantee_qualifier",
+    "laplace_alpha_replicates",
+]
 
 #: Chapter 03's seed and number of independent 200-repetition experiments (full profile).
 ALPHA_SEED = 20230803
@@ -122,7 +129,7 @@ def lemma_proof_line(*, rr_outcomes: int, rr_keep: float, above: float) -> Resul
     corrected = privacy.hockey_stick(p, q, eps)  # max_O P(O) - e^eps P'(O)
     status = bound_status(delta, as_printed, loose_factor=None)
     if bound_status(delta, corrected, loose_factor=None).word == "valid":
-        status = status.qualified("typo: holds with e^eps")
+        status = status.qualified("typo: holds with the factor exp(ε)")
     values = {"epsilon": eps, "lemma-delta": delta, "printed-line-excess": as_printed,
               "corrected-line-excess": corrected}  # fmt: skip
     return Result(status, values)
@@ -159,15 +166,27 @@ def laplace_alpha_noise(
     return Result(status, values)
 
 
+def dg_guarantee_qualifier(epsilons: object) -> str:
+    """The discrete Gaussian guarantee's qualifier on a grid of ``epsilons``: where the grid
+    reaches a vacuous printed delta (``1 - delta`` below :data:`VACUOUS_GAP`), the epsilon
+    from which it is vacuous, computed exactly
+    (:func:`~dadp_lite.theory.discrete_gaussian_vacuous_from`, not the first grid point
+    past it); else ``""``."""
+    printed = np.atleast_1d(baselines.discrete_gaussian_delta_as_printed(epsilons))
+    if not any(vacuous(d) for d in printed):
+        return ""
+    return f"vacuous from ε = {baselines.discrete_gaussian_vacuous_from(VACUOUS_GAP):.2f}"
+
+
 def dg_guarantee(*, epsilons: tuple[float, ...], adjacency: str) -> Result:
     eps = np.asarray(epsilons, dtype=float)
     printed = baselines.discrete_gaussian_delta_as_printed(eps)
     exact = dg_exact_deltas(tuple(epsilons), adjacency)
     status = delta_status(printed, exact)
-    empty = [e for e, d in zip(eps, printed, strict=True) if vacuous(d)]
-    if empty:
-        status = status.qualified(f"vacuous from epsilon = {min(empty):g}")
-    values = {}
+    qualifier = dg_guarantee_qualifier(epsilons)
+    if qualifier:
+        status = status.qualified(qualifier)
+    values = {"vacuous-from": baselines.discrete_gaussian_vacuous_from(VACUOUS_GAP)}
     for e, d, t in zip(eps, printed, exact, strict=True):
         tag = f"{e:g}".replace(".", "p")
         values[f"printed-eps{tag}"], values[f"exact-eps{tag}"] = d, t
@@ -186,7 +205,7 @@ def dg_delta_column(*, epsilons: tuple[float, ...], adjacency: str) -> Result:
     status = delta_status(column, exact, tol=_column_tolerance(decimals))
     reading = baselines.discrete_gaussian_delta_table_reading(eps)
     if digits_status(reading, column, list(decimals)).word == "reproduced":
-        status = status.qualified("the digits of zCDP with rho = epsilon/10")
+        status = status.qualified("the digits of zCDP with ρ = ε/10")
     below = eps[column < exact - _column_tolerance(decimals)]
     table = paper_tables().query("mechanism in ['laplace', 'discrete_gaussian']")
     slopes = table.groupby(["table", "mechanism"]).apply(

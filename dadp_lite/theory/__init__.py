@@ -24,6 +24,7 @@ from dadp_lite.theory.accounting import (
 from dadp_lite.theory.baselines import (
     discrete_gaussian_delta_as_printed,
     discrete_gaussian_delta_table_reading,
+    discrete_gaussian_vacuous_from,
     expected_empirical_alpha,
     laplace_alpha_as_printed,
     projected_discrete_gaussian_bias,
@@ -190,6 +191,7 @@ __all__ = [
     "randomized_response_distributions",
     "discrete_gaussian_delta_as_printed",
     "discrete_gaussian_delta_table_reading",
+    "discrete_gaussian_vacuous_from",
     "expected_empirical_alpha",
     "laplace_alpha_as_printed",
     "projected_discrete_gaussian_bias",

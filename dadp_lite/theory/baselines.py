@@ -25,6 +25,7 @@ from dadp_lite.theory.accounting import discrete_gaussian_pmf
 __all__ = [
     "discrete_gaussian_delta_as_printed",
     "discrete_gaussian_delta_table_reading",
+    "discrete_gaussian_vacuous_from",
     "expected_empirical_alpha",
     "laplace_alpha_as_printed",
     "projected_discrete_gaussian_bias",
@@ -213,6 +214,22 @@ def discrete_gaussian_delta_as_printed(epsilon, *, noise_epsilon=None) -> float 
     if np.any(noise <= 0):
         raise ValueError(f"noise_epsilon must be > 0, got {noise_epsilon!r}")
     return _conversion(eps, 0.5 * noise**2)
+
+
+def discrete_gaussian_vacuous_from(gap: float) -> float:
+    """The smallest epsilon from which the printed statement's delta leaves ``1 - delta``
+    below ``gap`` (the noise tied to the same epsilon, as in the paper's tables).
+
+    With ``rho = eps^2 / 2`` the conversion gives ``delta = exp(-(1 - eps/2)^2 / 2)`` for
+    ``eps < 2``, rising to 1 at ``eps = 2`` (and 1 beyond: no guarantee at all). So
+    ``1 - delta < gap`` exactly for ``eps > 2 - 2 sqrt(-2 log(1 - gap))`` (0 when that is
+    negative). ``gap`` must lie in (0, 1).
+    """
+    if isinstance(gap, bool) or not isinstance(gap, int | float | np.floating):
+        raise TypeError(f"gap must be a real number, got {type(gap).__name__}")
+    if not 0 < gap < 1:
+        raise ValueError(f"gap must lie in (0, 1), got {gap!r}")
+    return max(0.0, 2.0 - 2.0 * math.sqrt(-2.0 * math.log1p(-gap)))
 
 
 def discrete_gaussian_delta_table_reading(epsilon) -> float | np.ndarray:

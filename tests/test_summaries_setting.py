@@ -1,0 +1,48 @@
+"""Chapter 01's summaries (dadp_lite.summaries.setting)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dadp_lite.summaries import setting
+
+DELTAS = {"replace": 0.9, "add_remove": 0.8, "qi_replace": 0.1}
+
+
+def test_adjacency_deltas_lists_the_setting_and_every_adjacency():
+    out = setting.adjacency_deltas("MA", ["race", "sex"], 0.5, DELTAS)
+    assert out["qi_label"] == "race, sex" and out["first_dataset"] == "MA"
+    assert out["adjacency_eps"] == 0.5
+    assert {k: out[f"delta_{k}"] for k in DELTAS} == DELTAS
+
+
+def test_adjacency_deltas_with_one_quasi_identifier():
+    assert setting.adjacency_deltas("MA", ["race"], 1, DELTAS)["qi_label"] == "race"
+
+
+def test_adjacency_deltas_refuses_a_missing_adjacency_or_a_bare_string():
+    with pytest.raises(ValueError, match="adjacency"):
+        setting.adjacency_deltas("MA", ["race"], 0.5, {"replace": 0.9})
+    with pytest.raises(TypeError, match="qi"):
+        setting.adjacency_deltas("MA", "race", 0.5, DELTAS)
+
+
+def test_sparsity_counts_empty_and_small_cells():
+    out = setting.sparsity(np.array([0, 0, 1, 5, 9]), 2)
+    assert out == {"n_cells": 5, "empty_share": 40.0, "k_mid": 2, "below_k_share": 60.0}
+
+
+def test_sparsity_of_a_full_histogram():
+    out = setting.sparsity(np.array([3, 4]), 2)
+    assert out["empty_share"] == 0.0 and out["below_k_share"] == 0.0
+
+
+BAD = [(np.array([], dtype=int), 2), (np.array([1.5]), 2), (np.array([1, 2]), 0),
+       (np.array([1, 2]), True)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("counts", "k"), BAD)
+def test_sparsity_refuses_bad_input(counts, k):
+    with pytest.raises(ValueError):
+        setting.sparsity(counts, k)

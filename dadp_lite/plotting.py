@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from importlib import resources
+from itertools import product
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -44,6 +45,11 @@ __all__ = [
     "plot_k_anonymity_sweep",
     "plot_privacy_profiles",
     "use_style",
+    # sweeps of chapters 05 and 07
+    "TRADITIONAL_STYLES",
+    "UNIT_STYLES",
+    "plot_cell_suppression_sweep",
+    "plot_swapping_sweep",
 ]
 
 #: Colours of things that are not mechanisms but recur in figures.
@@ -426,3 +432,148 @@ def release_handles(kinds: Sequence[str], *, labels: Sequence[str] = ()) -> list
         *(Line2D([], [], color="black", label=n, **curve_style(k)) for k, n in zip(kinds, names)),
         Line2D([], [], color="black", marker="o", label="paper (hollow marker)", **PRINTED_MARK),
     ]
+
+
+# ------------------------------------------------------------ sweeps of chapters 05 and 07
+#: How the traditional (non-private) curves of a sweep are drawn, in the order they are
+#: named: black solid first, then grey dotted (told apart by dash as well as shade).
+TRADITIONAL_STYLES: tuple[dict, ...] = (
+    {"color": "black", "ls": "-", "lw": 1.8},
+    {"color": "0.45", "ls": (0, (1.2, 2)), "lw": 1.8},
+)
+#: How the units of DP swapping are drawn, in the order they appear: the first solid with
+#: filled markers, the second dashed with open markers.
+UNIT_STYLES: tuple[dict, ...] = (
+    {"ls": "-", "fill": True},
+    {"ls": (0, (6, 3)), "fill": False},
+)
+
+
+def _sweep_columns(sweep: pd.DataFrame, columns: Sequence[str]) -> None:
+    """TypeError unless ``sweep`` is a DataFrame; ValueError if it is empty or lacks one of
+    ``columns`` (named)."""
+    if not isinstance(sweep, pd.DataFrame):
+        raise TypeError(f"sweep must be a pandas DataFrame, got {type(sweep).__name__}")
+    if sweep.empty:
+        raise ValueError("sweep is empty")
+    missing = [c for c in columns if c not in sweep.columns]
+    if missing:
+        raise ValueError(f"sweep has no column {missing[0]!r}; columns: {list(sweep.columns)}")
+
+
+def _legend_below(fig, handles: list, ncol: int) -> None:
+    """One legend below the panels, read row by row in the order of ``handles`` (matplotlib
+    fills columns first: the handles are padded with blanks and transposed), with room for
+    its rows (about a quarter inch each) left under the panels."""
+    from matplotlib.lines import Line2D
+
+    ncol = min(ncol, len(handles))
+    rows = -(-len(handles) // ncol)
+    padded = handles + [Line2D([], [], alpha=0, label=" ")] * (rows * ncol - len(handles))
+    ordered = [padded[r * ncol + c] for c in range(ncol) for r in range(rows)]
+    labels = [h.get_label() for h in ordered]
+    fig.legend(ordered, labels, loc="lower center", ncol=ncol, fontsize="small", frameon=False)
+    bottom = (0.25 * rows + 0.1) / fig.get_figheight()
+    fig.tight_layout(rect=(0, min(bottom, 0.4), 1, 1))
+
+
+def plot_cell_suppression_sweep(
+    fig,
+    sweep: pd.DataFrame,
+    metric: str,
+    ylabel: str,
+    *,
+    traditional: Sequence[str] = ("cell_suppression",),
+    exact: str | None = None,
+) -> None:
+    """A grid of panels of ``metric`` (+- its ``_se`` column as a band) against k: one row
+    per dataset, one column per variant of DP cell suppression.
+
+    ``sweep`` concatenates :func:`dadp_lite.experiments.cell_suppression_sweep` outputs with
+    a ``dataset`` column. DP cell suppression is drawn one colour and one marker per
+    epsilon; ``exact`` names a column of exact values drawn dashed in the same colour;
+    each mechanism of ``traditional`` (no epsilon, the same in every column) is drawn in
+    :data:`TRADITIONAL_STYLES`. One legend below the panels.
+    """
+    needed = ["dataset", "mechanism", "variant", "epsilon", "k", metric, metric + "_se"]
+    _sweep_columns(sweep, needed + ([exact] if exact else []))
+    if len(traditional) > len(TRADITIONAL_STYLES):
+        raise ValueError(f"traditional: at most {len(TRADITIONAL_STYLES)} mechanisms")
+    dp = sweep[sweep["mechanism"] == "dp_cell_suppression"]
+    if dp.empty:
+        raise ValueError("sweep has no row of dp_cell_suppression")
+    names = list(dict.fromkeys(sweep["dataset"]))
+    variants = list(dict.fromkeys(dp["variant"]))
+    epsilons = sorted(dp["epsilon"].unique())
+    colors, markers = epsilon_colors(epsilons), epsilon_markers(epsilons)
+    axes = fig.subplots(len(names), len(variants), sharex=True, squeeze=False)
+    for (r, name), (c, variant) in product(enumerate(names), enumerate(variants)):
+        ax = axes[r, c]
+        for eps in epsilons:
+            d = dp[(dp["dataset"] == name) & (dp["variant"] == variant) & (dp["epsilon"] == eps)]
+            label = f"{MECHANISM_LABELS['dp_cell_suppression']}, epsilon = {eps:g}"
+            errorband(ax, d["k"], d[metric], d[metric + "_se"], label=label,
+                      color=colors[eps], marker=markers[eps], ms=3.5)  # fmt: skip
+            if exact:
+                ax.plot(d["k"], d[exact], color=colors[eps], lw=1, **curve_style("exact"))
+        for mechanism, style in zip(traditional, TRADITIONAL_STYLES):
+            t = sweep[(sweep["dataset"] == name) & (sweep["mechanism"] == mechanism)]
+            ax.plot(t["k"], t[metric], label=MECHANISM_LABELS[mechanism], **style)
+        ax.set_ylabel(f"{dataset_label(name)}: {ylabel}")
+        if r == 0:  # the column's variant above its first panel (captions, not titles)
+            ax.text(0.02, 1.03, variant.replace("_", " "), transform=ax.transAxes)
+        if r == len(names) - 1:
+            ax.set_xlabel("k (records)")
+    handles = axes[0, 0].get_legend_handles_labels()[0]
+    if exact:
+        handles += curve_handles(["ours", "exact"], labels=["empirical", "exact"])
+    _legend_below(fig, handles, ncol=3)
+
+
+def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> None:
+    """One panel per dataset of ``metric`` (+- its ``_se`` column) against the fraction of
+    records whose QI value is redrawn, on a symmetric log scale.
+
+    ``sweep`` concatenates :func:`dadp_lite.experiments.swapping_sweep` outputs with a
+    ``dataset`` column. Traditional swapping is a black band over its swap rates; DP
+    swapping is one line per unit (:data:`UNIT_STYLES`: solid with filled markers, dashed
+    with open markers) through one point per epsilon, each epsilon with its own colour and
+    marker. One legend below the panels.
+    """
+    from matplotlib.lines import Line2D
+
+    _sweep_columns(sweep, ["dataset", "mechanism", "unit", "epsilon", "fraction", metric,
+                           metric + "_se"])  # fmt: skip
+    dp = sweep[sweep["mechanism"] == "dp_swapping"]
+    if dp.empty:
+        raise ValueError("sweep has no row of dp_swapping")
+    units = list(dict.fromkeys(dp["unit"]))
+    if len(units) > len(UNIT_STYLES):
+        raise ValueError(f"sweep: at most {len(UNIT_STYLES)} units of DP swapping")
+    names = list(dict.fromkeys(sweep["dataset"]))
+    epsilons = sorted(dp["epsilon"].unique())
+    colors, markers = epsilon_colors(epsilons), epsilon_markers(epsilons)
+    axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
+    for ax, name in zip(axes, names, strict=True):
+        trad = sweep[(sweep["dataset"] == name) & (sweep["mechanism"] == "swapping")]
+        errorband(ax, trad["fraction"], trad[metric], trad[metric + "_se"],
+                  label=MECHANISM_LABELS["swapping"], color="black", lw=1.8)  # fmt: skip
+        for unit, style in zip(units, UNIT_STYLES):
+            d = dp[(dp["dataset"] == name) & (dp["unit"] == unit)].sort_values("fraction")
+            ax.plot(d["fraction"], d[metric], color="0.35", ls=style["ls"], lw=1, zorder=1)
+            for row in d.itertuples():
+                color = colors[row.epsilon]
+                ax.errorbar(row.fraction, getattr(row, metric), yerr=getattr(row, metric + "_se"),
+                            fmt=markers[row.epsilon], color=color, ms=6, zorder=2,
+                            mfc=color if style["fill"] else "none")  # fmt: skip
+        ax.set(xlabel="fraction of records whose QI is redrawn", yscale="symlog", xlim=(0, 1.02))
+        ax.text(0.0, 1.03, dataset_label(name, kind="long"), transform=ax.transAxes)
+    axes[0].set_ylabel(ylabel)
+    handles = [axes[0].get_legend_handles_labels()[0][0]]
+    handles += [Line2D([], [], color="0.35", ls=s["ls"], marker="o", mec="0.35",
+                       mfc="0.35" if s["fill"] else "none",
+                       label=f"{MECHANISM_LABELS['dp_swapping']}, per {u}")
+                for u, s in zip(units, UNIT_STYLES)]  # fmt: skip
+    handles += [Line2D([], [], ls="none", marker=markers[e], color=colors[e],
+                       label=f"epsilon = {e:g}") for e in epsilons]  # fmt: skip
+    _legend_below(fig, handles, ncol=len(units) + 1)

@@ -68,10 +68,6 @@ RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
 #: Remove an entry when its chapter is done; an entry whose page shows no such finding any
 #: more fails the test ("clean now"), so this list can only shrink. Never add to it.
 KNOWN_CHAPTER_DEBRIS: dict[str, dict[str, int]] = {
-    "notebooks/05-cell-suppression-bias": {"dataframe": 2, "parameter_name": 3, "status_twice": 1},
-    "notebooks/06-swapping-privacy": {"overflow": 3, "dataframe": 5, "parameter_name": 2},
-    "notebooks/07-swapping-bias": {"dataframe": 1, "parameter_name": 2},
-    "notebooks/08-k-anonymity-privacy": {"overflow": 2, "dataframe": 5},
     # "overflow": inline formulas wider than a phone's column, cut by the theme's
     # span.math {overflow: hidden}: make them display formulas (or split them)
 }  # fmt: skip

@@ -224,24 +224,9 @@ def test_setup_and_glue_cells_are_collapsed_and_checks_are_visible(slug):
 #: set when the chapter meets the rule; the list can only shrink (a listed chapter that
 #: meets its rule fails the test below, so it is removed the day it is clean).
 PENDING: dict[str, set[str]] = {
-    "main_result": {
-        "05-cell-suppression-bias",
-        "06-swapping-privacy",
-        "07-swapping-bias",
-        "08-k-anonymity-privacy",
-    },
-    "cell_length": {
-        "05-cell-suppression-bias",
-        "06-swapping-privacy",
-        "07-swapping-bias",
-        "08-k-anonymity-privacy",
-    },
-    "sentences_from_package": {
-        "05-cell-suppression-bias",
-        "06-swapping-privacy",
-        "07-swapping-bias",
-        "08-k-anonymity-privacy",
-    },
+    "main_result": set(),
+    "cell_length": set(),
+    "sentences_from_package": set(),
 }
 #: The longest code cell a chapter may hold: lines of code as ``ruff format`` writes them
 #: (blank lines and comment-only lines not counted). One idea per cell; helpers belong in

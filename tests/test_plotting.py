@@ -182,4 +182,107 @@ def test_release_curves_refuse_a_missing_column_or_kind():
         plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_floor": "exact"})
     with pytest.raises(ValueError, match="unknown kind"):
         plotting.release_curves(ax, _release_table(), "alpha", references={"alpha_exact": "wavy"})
+
+
+def _cell_suppression_sweep(datasets=("ma2019", "tx2019"), epsilons=(0.5, 2.0)) -> pd.DataFrame:
+    """A small sweep in the shape of ``experiments.cell_suppression_sweep`` (+ dataset)."""
+    rows = []
+    for name in datasets:
+        for k in (2, 4, 6):
+            for mechanism in ("cell_suppression", "cell_suppression_main_text"):
+                rows.append(dict(dataset=name, mechanism=mechanism, variant="traditional",
+                                 epsilon=np.nan, k=k, l1_error=k, l1_error_se=0.0,
+                                 alpha_exact=np.nan))  # fmt: skip
+            for variant in ("per_cell", "noisy_threshold"):
+                for e in epsilons:
+                    rows.append(dict(dataset=name, mechanism="dp_cell_suppression",
+                                     variant=variant, epsilon=e, k=k, l1_error=k + 1 / e,
+                                     l1_error_se=0.1, alpha_exact=k))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_cell_suppression_sweep_draws_a_panel_per_dataset_and_variant_without_colour_only():
+    sweep = _cell_suppression_sweep(epsilons=(0.5, 1.0, 2.0))
+    fig = plt.figure()
+    plotting.plot_cell_suppression_sweep(
+        fig, sweep, "l1_error", "L1 error",
+        traditional=("cell_suppression", "cell_suppression_main_text"), exact="alpha_exact",
+    )  # fmt: skip
+    assert len(fig.axes) == 4  # 2 datasets x 2 variants
+    assert [t.get_text() for t in fig.axes[0].texts] == ["per cell"]
+    assert [t.get_text() for t in fig.axes[1].texts] == ["noisy threshold"]
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    dp = [line for label, line in lines.items() if "epsilon" in label]
+    assert len(dp) == 3 and len({line.get_marker() for line in dp}) == 3
+    trad = [lines["cell suppression"], lines["cell suppression (main text)"]]
+    assert trad[0].get_linestyle() != trad[1].get_linestyle()  # dash as well as shade
+    exact = [line for line in fig.axes[0].get_lines() if line.get_label().startswith("_")]
+    assert len(exact) == 3 and all(line.get_linestyle() == "--" for line in exact)
+    legend = [t.get_text() for t in fig.legends[0].get_texts() if t.get_text().strip()]
+    assert "empirical" in legend and "exact" in legend and len(legend) == 3 + 2 + 2
+    plt.close(fig)
+
+
+def test_cell_suppression_sweep_rejects_bad_input_by_name():
+    sweep = _cell_suppression_sweep()
+    fig = plt.figure()
+    with pytest.raises(TypeError, match="sweep must be a pandas DataFrame"):
+        plotting.plot_cell_suppression_sweep(fig, sweep.to_dict(), "l1_error", "L1")
+    with pytest.raises(ValueError, match="sweep is empty"):
+        plotting.plot_cell_suppression_sweep(fig, sweep.iloc[:0], "l1_error", "L1")
+    with pytest.raises(ValueError, match="no column 'alpha'"):
+        plotting.plot_cell_suppression_sweep(fig, sweep, "alpha", "alpha")
+    with pytest.raises(ValueError, match="'nope'"):
+        plotting.plot_cell_suppression_sweep(fig, sweep, "l1_error", "L1", exact="nope")
+    with pytest.raises(ValueError, match="traditional: at most 2"):
+        plotting.plot_cell_suppression_sweep(fig, sweep, "l1_error", "L1", traditional=("a",) * 3)
+    only_trad = sweep[sweep["mechanism"] != "dp_cell_suppression"]
+    with pytest.raises(ValueError, match="no row of dp_cell_suppression"):
+        plotting.plot_cell_suppression_sweep(fig, only_trad, "l1_error", "L1")
+    plt.close(fig)
+
+
+def _swapping_sweep(units=("cell", "record"), epsilons=(0.5, 2.0)) -> pd.DataFrame:
+    """A small sweep in the shape of ``experiments.swapping_sweep`` (+ dataset)."""
+    rows = []
+    for name in ("ma2019", "tx2019", "national2019"):
+        rows += [dict(dataset=name, mechanism="swapping", unit="-", epsilon=np.nan,
+                      fraction=f, l1_error=10 * f, l1_error_se=1.0)
+                 for f in (0.2, 1.0)]  # fmt: skip
+        rows += [dict(dataset=name, mechanism="dp_swapping", unit=u, epsilon=e,
+                      fraction=1 / (1 + e), l1_error=1000 / e, l1_error_se=5.0)
+                 for u in units for e in epsilons]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_swapping_sweep_tells_units_by_dash_and_fill_and_epsilons_by_marker():
+    fig = plt.figure()
+    plotting.plot_swapping_sweep(fig, _swapping_sweep(epsilons=(0.5, 1.0, 4.0)), "l1_error", "L1")
+    assert len(fig.axes) == 3 and all(ax.get_yscale() == "symlog" for ax in fig.axes)
+    legend = fig.legends[0]
+    # read row by row (matplotlib fills columns first): the units' row, then the epsilons'
+    rows, ncol = 2, legend._ncols
+    handles = [legend.legend_handles[c * rows + r] for r in range(rows) for c in range(ncol)]
+    labels = [h.get_label() for h in handles]
+    assert labels[:3] == ["swapping", "DP swapping, per cell", "DP swapping, per record"]
+    cell, record = handles[1], handles[2]
+    assert cell.get_linestyle() != record.get_linestyle()
+    assert cell.get_markerfacecolor() != record.get_markerfacecolor()
+    eps_markers = [h.get_marker() for h in handles[3:]]
+    assert labels[3:] == ["epsilon = 0.5", "epsilon = 1", "epsilon = 4"]
+    assert len(set(eps_markers)) == 3
+    plt.close(fig)
+
+
+def test_swapping_sweep_rejects_bad_input_by_name():
+    fig = plt.figure()
+    with pytest.raises(ValueError, match="at most 2 units"):
+        plotting.plot_swapping_sweep(fig, _swapping_sweep(units=("a", "b", "c")), "l1_error", "L1")
+    with pytest.raises(ValueError, match="'alpha'"):
+        plotting.plot_swapping_sweep(fig, _swapping_sweep(), "alpha", "alpha")
+    sweep = _swapping_sweep()
+    with pytest.raises(ValueError, match="no row of dp_swapping"):
+        plotting.plot_swapping_sweep(fig, sweep[sweep["mechanism"] == "swapping"], "l1_error", "L1")
+    with pytest.raises(TypeError, match="DataFrame"):
+        plotting.plot_swapping_sweep(fig, [1, 2], "l1_error", "L1")
     plt.close(fig)

@@ -57,8 +57,10 @@ CONTENT_JS = r"""() => {
   out.truncated = [...main.querySelectorAll('.cell_output td, .cell_output th')].filter(
     c => /(\.\.\.|\u2026)$/.test(c.textContent.trim())).map(short);
   const clone = main.cloneNode(true);
+  // code is not prose: nor are the index's entries and the API's signatures (names)
   clone.querySelectorAll('pre, code, kbd, script, style, mjx-container, .cell_input, '
-                         + '.dadp-chart, .highlight').forEach(e => e.remove());
+                         + '.dadp-chart, .highlight, table.indextable, dt.sig')
+    .forEach(e => e.remove());
   out.prose = clone.textContent.replace(/\s+/g, ' ');
   out.images = [...main.querySelectorAll('img')].map(
     i => ({src: i.getAttribute('src') || '', alt: i.getAttribute('alt')}));

@@ -58,7 +58,7 @@ def _toc_pages() -> list[str]:
 
 
 #: Every page of the built site: the book's documents and Sphinx's generated pages.
-PAGES = [*_toc_pages(), "genindex", "prf-prf", "search"]
+PAGES = [*_toc_pages(), "genindex", "py-modindex", "prf-prf", "search"]
 # TeX left in the text after MathJax ran: \( \) \[ \] $$, or $...$ holding TeX syntax.
 RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
 
@@ -306,7 +306,7 @@ def test_every_page_of_the_site_is_crawled(html):
         str(p.relative_to(html).with_suffix(""))
         for p in html.rglob("*.html")
         if p.relative_to(html).parts[0] not in ("_static", "_sources", "_images")
-        and 'http-equiv="refresh"' not in p.read_text()[:2000]
+        and 'http-equiv="refresh"' not in p.read_text()[:2000].lower()  # a redirect
     }
     assert built <= set(PAGES), f"pages the crawler misses: {sorted(built - set(PAGES))}"
     stale = [page for page in KNOWN_CHAPTER_DEBRIS if page not in PAGES]
@@ -383,8 +383,9 @@ def test_one_search_box_and_indexes_that_list_titles(browser, site, html):
     page, problems = _open(browser, f"{site}/notebooks/{CHAPTERS[0]}.html")
     try:
         boxes = page.evaluate(
-            """() => [...document.querySelectorAll('.search-button-field, input[type=search],
-                   .bd-search')].filter(e => { const r = e.getBoundingClientRect();
+            """() => [...document.querySelectorAll(
+                   '.search-button-field, input[type=search], .bd-search')
+                   ].filter(e => { const r = e.getBoundingClientRect();
                    return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility
                    !== 'hidden'; }).length"""
         )

@@ -176,15 +176,15 @@ _ALL = ("ma2019", "tx2019", "national2019")
 _EPS = tuple(PAPER_EPSILONS)
 
 FINDINGS: tuple[Finding, ...] = (
-    Finding("alpha-bounds-loose", "alpha bounds of cell suppression, swapping and Laplace",
+    Finding("alpha-bounds-loose", "α bounds of cell suppression, swapping and Laplace",
             "10-alpha-fairness-bounds",
             {"dataset_name": "ma2019", "k": PAPER_K, "epsilon": _EPS[0], "qi": PAPER_QI},
             bounds_loose),
-    Finding("cs-alpha-tight-claim", "Tightness of the cell-suppression alpha bound",
+    Finding("cs-alpha-tight-claim", "Tightness of the cell-suppression α bound",
             "10-alpha-fairness-bounds", {"k": PAPER_K, "epsilons": _EPS}, tight_claim),
-    Finding("swapping-alpha-bound", "The swapping alpha bound", "10-alpha-fairness-bounds",
+    Finding("swapping-alpha-bound", "The swapping α bound", "10-alpha-fairness-bounds",
             {"dataset_names": _ALL, "epsilon": _EPS[0], "qi": PAPER_QI}, swapping_bound),
-    Finding("simulated-alpha-floor", "Simulated alpha of Laplace", "10-alpha-fairness-bounds",
+    Finding("simulated-alpha-floor", "Simulated α of Laplace", "10-alpha-fairness-bounds",
             {"dataset_name": "ma2019", "epsilon": _EPS[0], "reps": PAPER_REPS,
              "seed": SEED_BOUNDS, "replicates": ALPHA_REPLICATES, "replicate_seed": ALPHA_SEED},
             simulated_floor),

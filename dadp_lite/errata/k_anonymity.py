@@ -214,13 +214,13 @@ _ALL = ("ma2019", "tx2019", "national2019")
 _EPS = tuple(PAPER_EPSILONS)
 
 FINDINGS: tuple[Finding, ...] = (
-    Finding("ka-printed-pmf", "f(j; w, beta) in the DP k-anonymity theorem",
+    Finding("ka-printed-pmf", "f(j; w, β) in the DP k-anonymity theorem",
             "08-k-anonymity-privacy", {"epsilons": _EPS, "w": 5, "bound": 5}, printed_pmf),
     Finding("ka-sum-index", "The range of the sum in d", "08-k-anonymity-privacy",
             {"epsilons": _EPS, "bound": 5}, sum_index),
     Finding("ka-proof-last-step", "Proof of the DP k-anonymity theorem, last step",
             "08-k-anonymity-privacy", {"epsilons": _EPS, "max_bound": 12}, proof_last_step),
-    Finding("ka-beta-choice", "beta = 1 - e^-epsilon, implied by the theorem?",
+    Finding("ka-beta-choice", "β = 1 − exp(−ε), implied by the theorem?",
             "08-k-anonymity-privacy",
             {"epsilon": _EPS[0], "bound": 12, "factors": (0.5, 0.75, 1.0, 1.25, 1.5)},
             beta_choice),

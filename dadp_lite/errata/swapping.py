@@ -133,7 +133,7 @@ FINDINGS: tuple[Finding, ...] = (
             "06-swapping-privacy", {"epsilons": _EPS, "n_q": PAPER_N_Q}, proof_ratio),
     Finding("swapping-other-adjacencies", "Privacy theorem under replace-one or add/remove",
             "06-swapping-privacy", {"epsilons": _EPS, "n_q": PAPER_N_Q}, other_adjacencies),
-    Finding("swapping-bias-l1", "Bias proposition and l1 theorem", "07-swapping-bias",
+    Finding("swapping-bias-l1", "Bias proposition and ℓ₁ theorem", "07-swapping-bias",
             {"dataset_name": "ma2019", "epsilons": _EPS, "qi": PAPER_QI}, bias_and_l1),
     Finding("swapping-traditional-vs-dp", "Traditional against DP swapping", "07-swapping-bias",
             {"dataset_name": "ma2019", "rate": 1.0, "epsilon": _EPS[-1], "reps": PAPER_REPS,

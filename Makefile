@@ -15,7 +15,7 @@ PROFILE ?= full
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCK := requirements.lock
-PY_SOURCES := dadp_lite tests benchmarks tools
+PY_SOURCES := dadp_lite dadp_book tests benchmarks tools
 
 .PHONY: book pdf test unit lint format lock bench browser clean
 

@@ -1,7 +1,7 @@
 # ruff: noqa: E501 - the case tables keep one case per line
 """Census of the careless-user cases of issue 26: run each case, classify it, count.
 
-Every case is run in a fresh process (the command as ``python -m dadp_lite.book.cli``, a
+Every case is run in a fresh process (the command as ``python -m dadp_book.cli``, a
 library call as ``python -c``) with a 4 GiB address-space limit and a time limit, in a
 temporary folder. Each outcome falls in one class, as in the issue:
 
@@ -719,7 +719,7 @@ def _tree(folder: Path) -> set[str]:
 
 
 def _command(args: list[str]) -> list[str]:
-    return [sys.executable, "-m", "dadp_lite.book.cli", "--root", str(ROOT), *args]
+    return [sys.executable, "-m", "dadp_book.cli", "--root", str(ROOT), *args]
 
 
 def _run(command: list[str], tmp: Path, timeout: float, **kw) -> Outcome:
@@ -798,13 +798,13 @@ def _out_reused(case: Case, tmp: Path) -> Outcome:
 INJECT = """
 import shutil, sys
 from pathlib import Path
-import dadp_lite.book.run as run
+import dadp_book.run as run
 original = run.execute_notebook
 def replaced(*args, **kw):
     Path(sys.argv[1]).write_bytes(Path(sys.argv[2]).read_bytes())  # after the pre-kernel hash
     return original(*args, **kw)
 run.execute_notebook = replaced
-from dadp_lite.book.cli import main
+from dadp_book.cli import main
 sys.exit(main(sys.argv[3:]))
 """
 

@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from dadp_lite.book.discovery import chapter_path, resolve_chapter
-from dadp_lite.book.outputs import interruptible
+from dadp_book.discovery import chapter_path, resolve_chapter
+from dadp_book.outputs import interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks", "profiles", "_static")
@@ -68,7 +68,7 @@ def edit_code(path: Path) -> None:
 
 def timed_build(root: Path, build_dir: Path, profile: str, jobs: int) -> dict:
     """One ``dadp-book build`` process: seconds, pages executed, what it rendered."""
-    command = [sys.executable, "-m", "dadp_lite.book.cli", "--root", str(root), "build"]
+    command = [sys.executable, "-m", "dadp_book.cli", "--root", str(root), "build"]
     command += ["--profile", profile, "--build-dir", str(build_dir), "--jobs", str(jobs)]
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

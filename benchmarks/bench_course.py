@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from dadp_lite.book.course import build_kit, grade_submissions
-from dadp_lite.book.discovery import book_root
+from dadp_book.course import build_kit, grade_submissions
+from dadp_book.discovery import book_root
 
 
 def _children_cpu() -> float:

@@ -37,7 +37,7 @@ def measure(html: Path) -> list[dict]:
     """One row per page: ``page``, ``requests``, ``kb`` and ``largest`` (name: kB)."""
     from playwright.sync_api import sync_playwright
 
-    from dadp_lite.book.pdf import CHROMIUM, CHROMIUM_FLAGS
+    from dadp_book.pdf import CHROMIUM, CHROMIUM_FLAGS
 
     handler = functools.partial(_Quiet, directory=str(html))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)

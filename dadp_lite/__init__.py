@@ -1,4 +1,4 @@
-"""dadp_lite: the helper package of dadp-book.
+"""dadp_lite: the science library of dadp-book.
 
 Start with ``ARCHITECTURE.md`` at the repository's root: the data flow, the layers and
 what each module does, and which paper result each module serves. In short, data flows
@@ -14,7 +14,7 @@ down this list and imports point up it (a module imports only modules listed abo
 - :mod:`~dadp_lite.audit`: black-box privacy audits (``dadp_lite.audit.audit(release, x,
   x_prime, ...)`` certifies lower bounds on (epsilon, delta) from outputs alone);
 - :mod:`~dadp_lite.plotting`, :mod:`~dadp_lite.tables`: one look for figures and tables;
-- ``dadp_lite.book``: the build machinery (imported by nothing above).
+The build machinery is the separate package ``dadp_book``; nothing here imports it.
 
 The names below are the flat public API that chapters use.
 """

@@ -43,7 +43,7 @@ def ma_histogram(ma_records):
 @pytest.fixture(scope="session")
 def book_chapters() -> list[str]:
     """Chapter slugs of _toc.yml, in order."""
-    from dadp_lite.book.discovery import list_chapters
+    from dadp_book.discovery import list_chapters
 
     return list_chapters(ROOT)
 
@@ -68,7 +68,7 @@ def executed(book_build_dir, book_chapters):
     """
     import time
 
-    from dadp_lite.book.build import execute_book
+    from dadp_book.build import execute_book
 
     stage = book_build_dir / "stage"
     jobs = min(os.cpu_count() or 1, 2)
@@ -81,8 +81,8 @@ def executed(book_build_dir, book_chapters):
 @pytest.fixture(scope="session")
 def html(executed, book_chapters):
     """Render the HTML (strict) from the executed notebooks; failed chapters fail it first."""
-    from dadp_lite.book.render import render_html
-    from dadp_lite.book.stage import stage_book
+    from dadp_book.render import render_html
+    from dadp_book.stage import stage_book
 
     results, build_dir, stage, wall, pages = executed
     failed = [r.error for r in [*results.values(), *pages.values()] if r.error]

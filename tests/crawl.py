@@ -169,12 +169,12 @@ OVERFLOW_JS = r"""() => {
 @cache
 def parameter_names() -> tuple[frozenset[str], frozenset[str]]:
     """Every chapter parameter's name (declared in the chapters' parameters cells, and the
-    vocabulary of ``dadp_lite.book.parameters``): (long names, short names). A long name
+    vocabulary of ``dadp_book.parameters``): (long names, short names). A long name
     (3+ characters or an underscore) is a finding wherever it stands as a word in the prose;
     a short one (``K``, ``QI``: also abbreviations) only where it stands for a value,
     after ``=``."""
-    from dadp_lite.book.discovery import list_chapters
-    from dadp_lite.book.parameters import VOCABULARY, chapter_parameters
+    from dadp_book.discovery import list_chapters
+    from dadp_book.parameters import VOCABULARY, chapter_parameters
 
     names = {n for n in VOCABULARY if "*" not in n}
     for slug in list_chapters(ROOT):

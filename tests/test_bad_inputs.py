@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import dadp_lite as dl
-from dadp_lite.book.cli import main
+from dadp_book.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ["--out", "{tmp}/out"]
@@ -437,8 +437,8 @@ def test_a_user_file_named_after_an_excerpt_is_never_taken_for_it(tmp_path):
 
 def test_an_excerpt_and_a_file_of_its_stem_run_side_by_side_under_two_names(tmp_path):
     """Item 1: ``[ma2019, other/ma2019.csv]`` is two datasets with two names, not one."""
-    from dadp_lite.book.parameters import chapter_parameters, validate_parameters
-    from dadp_lite.book.provenance import datasets_of
+    from dadp_book.parameters import chapter_parameters, validate_parameters
+    from dadp_book.provenance import datasets_of
 
     part = tmp_path / "other" / "ma2019.csv"
     part.parent.mkdir()
@@ -521,7 +521,7 @@ def test_a_dataset_file_replaced_during_a_run_fails_it_and_nothing_is_written(
     tmp_path, capsys, monkeypatch
 ):
     """Item 7: the hash recorded is that of the bytes read; a change meanwhile is caught."""
-    import dadp_lite.book.run as run_module
+    import dadp_book.run as run_module
 
     root = _toy(tmp_path)
     data = tmp_path / "mine.csv"
@@ -547,7 +547,7 @@ def test_a_dataset_file_replaced_during_a_run_fails_it_and_nothing_is_written(
 def test_a_dataset_file_replaced_during_a_sweep_point_fails_that_point(
     tmp_path, capsys, monkeypatch
 ):
-    import dadp_lite.book.runners as runners
+    import dadp_book.runners as runners
 
     root = _toy(tmp_path)
     data = tmp_path / "mine.csv"
@@ -607,7 +607,7 @@ def test_kill_9_of_a_two_job_sweep_leaves_no_process_behind(tmp_path):
     grid.write_text("X: [9]\nSEED: [0, 1]\n")  # two points, each sleeping in its kernel
     args = ["--root", str(root), "sweep", "00", "--grid", str(grid), "--jobs", "2",
             "--no-progress", "--out", str(tmp_path / "sweep")]  # fmt: skip
-    process = subprocess.Popen([sys.executable, "-m", "dadp_lite.book.cli", *args],
+    process = subprocess.Popen([sys.executable, "-m", "dadp_book.cli", *args],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     seen: set[int] = set()
     try:
@@ -636,7 +636,7 @@ def test_a_good_run_writes_nothing_on_stderr_and_a_failed_one_no_folders(tmp_pat
     import sys
 
     root = _toy(tmp_path)
-    command = [sys.executable, "-m", "dadp_lite.book.cli", "--root", str(root), "run", "00",
+    command = [sys.executable, "-m", "dadp_book.cli", "--root", str(root), "run", "00",
                "--no-html"]  # fmt: skip
     good = subprocess.run(
         [*command, "--out", str(tmp_path / "good")], capture_output=True, text=True
@@ -652,7 +652,7 @@ def test_sockets_of_killed_kernels_are_removed_and_live_ones_kept(tmp_path):
     """Item 13: a socket nobody listens on is removed at the next kernel start."""
     import socket
 
-    from dadp_lite.book.outputs import remove_stale_sockets
+    from dadp_book.outputs import remove_stale_sockets
 
     stale, live = tmp_path / "dadp-kernel-a-1", tmp_path / "dadp-kernel-b-1"
     with socket.socket(socket.AF_UNIX) as dead:
@@ -668,7 +668,7 @@ def test_two_processes_replacing_one_output_folder_never_fail(tmp_path):
     """Item 11: the loser of a folder-swap race retries instead of printing a traceback."""
     import multiprocessing
 
-    from dadp_lite.book.outputs import atomic_replace, temp_folder
+    from dadp_book.outputs import atomic_replace, temp_folder
 
     out = tmp_path / "out"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dadp_lite.book.discovery import list_chapters
+from dadp_book.discovery import list_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)

@@ -25,10 +25,10 @@ from packaging.utils import canonicalize_name
 from test_layers import LAYER_OF
 from toybook import TOY_SLUG, make_toy_book
 
-from dadp_lite.book.cli import main
-from dadp_lite.book.discovery import list_chapters
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.parameters import PROFILES, load_profile, profile_values
+from dadp_book.cli import main
+from dadp_book.discovery import list_chapters
+from dadp_book.errors import BuildError
+from dadp_book.parameters import PROFILES, load_profile, profile_values
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)

@@ -41,8 +41,8 @@ from crawl import (
     status_findings,
 )
 
-from dadp_lite.book.discovery import list_chapters
-from dadp_lite.book.pdf import CHROMIUM, CHROMIUM_FLAGS  # the one browser set-up
+from dadp_book.discovery import list_chapters
+from dadp_book.pdf import CHROMIUM, CHROMIUM_FLAGS  # the one browser set-up
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)

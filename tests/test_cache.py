@@ -23,8 +23,8 @@ import nbformat
 import pytest
 import yaml
 
-from dadp_lite.book import cache as cache_module
-from dadp_lite.book.build import build_book
+from dadp_book import cache as cache_module
+from dadp_book.build import build_book
 
 pytestmark = pytest.mark.book
 
@@ -351,24 +351,25 @@ def test_the_html_is_rendered_only_when_the_staged_book_changed(toy, capsys):
 def test_the_execution_hash_skips_the_build_machinery_but_not_the_executor(tmp_path, monkeypatch):
     """Editing the renderer or the command line re-renders (render.py) but executes nothing;
     editing the science or the executor executes every chapter again."""
+    import dadp_book
     import dadp_lite
 
-    package = tmp_path / "dadp_lite"
-    for name in ("__init__.py", "theory.py", "book/__init__.py", "book/render.py",
-                 "book/execute.py"):  # fmt: skip
-        (package / name).parent.mkdir(parents=True, exist_ok=True)
-        (package / name).write_text(f"# {name}\n")
-    monkeypatch.setattr(dadp_lite, "__file__", str(package / "__init__.py"))
+    for name in ("dadp_lite/__init__.py", "dadp_lite/theory.py", "dadp_book/__init__.py",
+                 "dadp_book/render.py", "dadp_book/execute.py"):  # fmt: skip
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"# {name}\n")
+    monkeypatch.setattr(dadp_lite, "__file__", str(tmp_path / "dadp_lite" / "__init__.py"))
+    monkeypatch.setattr(dadp_book, "__file__", str(tmp_path / "dadp_book" / "__init__.py"))
 
     def digest() -> str:
         cache_module.execution_sources_sha256.cache_clear()
         return cache_module.execution_sources_sha256()
 
     first = digest()
-    (package / "book" / "render.py").write_text("# edited\n")
+    (tmp_path / "dadp_book" / "render.py").write_text("# edited\n")
     assert digest() == first
-    for name in ("theory.py", "book/execute.py"):
-        (package / name).write_text("# edited\n")
+    for name in ("dadp_lite/theory.py", "dadp_book/execute.py"):
+        (tmp_path / name).write_text("# edited\n")
         assert digest() != first
         first = digest()
     cache_module.execution_sources_sha256.cache_clear()

@@ -19,11 +19,11 @@ import pytest
 import yaml
 from toybook import entries, make_toy_book, write
 
-from dadp_lite.book.cli import main
-from dadp_lite.book.parameters import chapter_parameters
-from dadp_lite.book.spec import Spec
-from dadp_lite.book.sphinx_ext import MATHJAX_PATH
-from dadp_lite.book.stage import resolve_chapter_links
+from dadp_book.cli import main
+from dadp_book.parameters import chapter_parameters
+from dadp_book.spec import Spec
+from dadp_book.sphinx_ext import MATHJAX_PATH
+from dadp_book.stage import resolve_chapter_links
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "01-setting-and-data"

@@ -20,12 +20,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dadp_lite.book.cli import main
-from dadp_lite.book.course import grade as grade_module
-from dadp_lite.book.course.markdown import to_jupyter_markdown
-from dadp_lite.book.course.questions import Question, load_chapter, solution_lines
-from dadp_lite.book.discovery import list_chapters
-from dadp_lite.book.errors import BuildError
+from dadp_book.cli import main
+from dadp_book.course import grade as grade_module
+from dadp_book.course.markdown import to_jupyter_markdown
+from dadp_book.course.questions import Question, load_chapter, solution_lines
+from dadp_book.discovery import list_chapters
+from dadp_book.errors import BuildError
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = [c for c in (load_chapter(ROOT, s) for s in list_chapters(ROOT)) if c.questions]

@@ -519,7 +519,7 @@ def _glued(notebook_path: Path) -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def executed_page(executed) -> Path:
-    """The errata page as the session's build executed it (``dadp_lite.book.build``)."""
+    """The errata page as the session's build executed it (``dadp_book.build``)."""
     page = executed[4]["book/errata"]
     assert page.error is None, page.error
     return page.output

@@ -8,13 +8,13 @@ import json
 import nbformat
 import pytest
 
-from dadp_lite.book.execute import (
+from dadp_book.execute import (
     KERNEL_ENVIRONMENT,
     execute_notebook,
     show_parameters,
     show_used_parameters,
 )
-from dadp_lite.book.provenance import file_sha256, package_sources_sha256
+from dadp_book.provenance import file_sha256, package_sources_sha256
 
 PROBE = """\
 import json, os, pathlib

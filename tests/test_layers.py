@@ -29,7 +29,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("experiments", "audit"),
     ("plotting", "tables", "errata", "interactive"),
     ("summaries",),
-    ("book",),
 )
 LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 #: Imports a lower layer would allow but the design forbids: samplers do not summarise
@@ -101,6 +100,36 @@ def test_every_unit_of_the_package_has_a_layer():
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_imports_point_to_lower_layers_only(path):
     assert _violations(path) == []
+
+
+def _machinery_imports(path: Path) -> list[str]:
+    """Every import of the build machinery ``dadp_book`` in a file, with its line."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        found += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno} imports {n}"
+                  for n in names if n == "dadp_book" or n.startswith("dadp_book.")]  # fmt: skip
+    return found
+
+
+def test_the_science_library_imports_nothing_of_the_build_machinery():
+    """``dadp_lite`` is the science library; the build tool ``dadp_book`` sits on top of it
+    and nothing in ``dadp_lite`` may import it (not even inside a function)."""
+    assert [line for path in SOURCES for line in _machinery_imports(path)] == []
+
+
+def test_the_boundary_check_catches_an_import_of_the_machinery(tmp_path, monkeypatch):
+    fake_package = tmp_path / "dadp_lite"
+    fake_package.mkdir()
+    bad = fake_package / "tables.py"
+    bad.write_text("def f():\n    from dadp_book.cli import main\nimport dadp_book\n")
+    monkeypatch.setattr(f"{__name__}.PACKAGE", fake_package)
+    assert len(_machinery_imports(bad)) == 2
 
 
 def test_the_checker_catches_sideways_upward_and_forbidden_imports(tmp_path, monkeypatch):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from dadp_lite.book.discovery import list_chapters
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.parameters import (
+from dadp_book.discovery import list_chapters
+from dadp_book.errors import BuildError
+from dadp_book.parameters import (
     VOCABULARY,
     chapter_parameters,
     declaration_problems,
@@ -18,8 +18,8 @@ from dadp_lite.book.parameters import (
     parse_assignments,
     validate_parameters,
 )
-from dadp_lite.book.spec import DeclarationError, Spec, SpecError, parse_declaration
-from dadp_lite.book.yamlio import load_yaml_file, load_yaml_text
+from dadp_book.spec import DeclarationError, Spec, SpecError, parse_declaration
+from dadp_book.yamlio import load_yaml_file, load_yaml_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)

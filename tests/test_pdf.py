@@ -16,7 +16,7 @@ import pytest
 import yaml
 from test_browser import RAW_TEX  # the same raw-TeX pattern as the browser test
 
-from dadp_lite.book.discovery import chapter_title, list_chapters
+from dadp_book.discovery import chapter_title, list_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)
@@ -38,7 +38,7 @@ def pdf(html):
     _require_browser()
     from pypdf import PdfReader
 
-    from dadp_lite.book.pdf import build_pdf
+    from dadp_book.pdf import build_pdf
 
     start = time.perf_counter()
     path = build_pdf(ROOT, html.parent)
@@ -82,7 +82,7 @@ def test_pdf_math_is_rendered_not_raw_tex(pdf):
     (matplotlib labels in a figure's code), as the browser test skips code blocks."""
     from bs4 import BeautifulSoup
 
-    from dadp_lite.book.pdf import SINGLE_PAGE
+    from dadp_book.pdf import SINGLE_PAGE
 
     path, pages, _ = pdf
     single = path.parent.parent / "singlehtml" / SINGLE_PAGE

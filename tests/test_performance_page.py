@@ -61,7 +61,7 @@ def test_performance_page_executes_and_glues_slopes(small_scale_csv, tmp_path):
     import jupytext
     import nbformat
 
-    from dadp_lite.book.execute import execute_notebook
+    from dadp_book.execute import execute_notebook
     from dadp_lite.registry import REGISTRY
 
     # The book's executor (inline matplotlib backend even under an inherited MPLBACKEND=Agg,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dadp_lite.book import build, discovery, execute, glue, parameters, runners, stage
-from dadp_lite.book.cli import main
-from dadp_lite.book.errors import BuildError
+from dadp_book import build, discovery, execute, glue, parameters, runners, stage
+from dadp_book.cli import main
+from dadp_book.errors import BuildError
 
 ROOT = Path(__file__).resolve().parents[1]
 

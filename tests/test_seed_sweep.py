@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from dadp_lite.book.discovery import convert_chapter, list_chapters
-from dadp_lite.book.parameters import chapter_parameters, load_profile, validate_parameters
-from dadp_lite.book.runners import local_runner
+from dadp_book.discovery import convert_chapter, list_chapters
+from dadp_book.parameters import chapter_parameters, load_profile, validate_parameters
+from dadp_book.runners import local_runner
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.seed_sweep

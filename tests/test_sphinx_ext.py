@@ -1,4 +1,4 @@
-"""dadp_lite.book.sphinx_ext and the PDF outline: the helpers behind the reader's HTML."""
+"""dadp_book.sphinx_ext and the PDF outline: the helpers behind the reader's HTML."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 from docutils import nodes
 
-from dadp_lite.book import sphinx_ext
-from dadp_lite.book.pdf import _headings, _sections
+from dadp_book import sphinx_ext
+from dadp_book.pdf import _headings, _sections
 
 
 def test_inline_maths_becomes_plain_unicode_text():

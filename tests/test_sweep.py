@@ -20,9 +20,9 @@ import pytest
 import yaml
 from toybook import entries, make_toy_book, write
 
-from dadp_lite.book.cli import main
-from dadp_lite.book.outputs import temp_prefix
-from dadp_lite.book.provenance import package_sources_sha256
+from dadp_book.cli import main
+from dadp_book.outputs import temp_prefix
+from dadp_book.provenance import package_sources_sha256
 
 pytestmark = pytest.mark.book
 
@@ -147,7 +147,7 @@ def test_a_terminated_run_or_sweep_leaves_no_temporary_folder(tmp_path, command)
     args += ["--grid", str(grid), "--jobs", "2", "--no-progress"] if command == "sweep" else []
     args += ["-p", "X", "7", "--no-html"] if command == "run" else []
     completed = subprocess.run(
-        [sys.executable, "-m", "dadp_lite.book.cli", *args], capture_output=True, text=True
+        [sys.executable, "-m", "dadp_book.cli", *args], capture_output=True, text=True
     )
     assert completed.returncode == 130, completed.stderr
     assert completed.stderr.strip().splitlines() == [

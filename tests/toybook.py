@@ -49,7 +49,7 @@ TOY_CHAPTER = textwrap.dedent(
         import os, signal, pathlib
         pid, target = os.getppid(), None
         while pid > 1:
-            if b"dadp_lite.book.cli" in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"dadp_book.cli" in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes():
                 target = pid
             pid = int(pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
         os.kill(target, signal.SIGTERM)

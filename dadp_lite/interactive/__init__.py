@@ -15,7 +15,7 @@ readers.
 The chart reaches the page as an HTML ``<div>`` and an inline ``<script>`` that calls
 ``vegaEmbed``. Nothing is fetched from a CDN: the JavaScript (Vega, Vega-Lite, Vega-Embed)
 is the self-contained bundle of ``vl-convert``, which :func:`write_bundle` writes as
-``_static/dadp-vega.js`` when the book is rendered (``dadp_lite.book.sphinx_ext`` adds it,
+``_static/dadp-vega.js`` when the book is rendered (``dadp_book.sphinx_ext`` adds it,
 and the style sheet ``_static/dadp-charts.css``, to the pages that hold a chart). A chapter
 executed elsewhere (Jupyter) shows a note in place of the chart unless ``vegaEmbed`` is
 loaded. :attr:`InteractiveChart.chart` gives the Altair object for any other renderer.

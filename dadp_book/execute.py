@@ -20,7 +20,7 @@ What an execution returns is what a reader sees:
 It also reports every file the kernel opened for reading outside the Python installation,
 the ``dadp_lite`` package and its own working folder (data files, committed results such
 as ``benchmarks/results/scale.csv``), with their SHA-256: the build cache
-(:mod:`dadp_lite.book.cache`) checks them before it reuses a result. An audit hook
+(:mod:`dadp_book.cache`) checks them before it reuses a result. An audit hook
 installed when the kernel starts records them (``sys.addaudithook``, event ``open``);
 files read by compiled libraries on their own (a Parquet file through pyarrow) are not
 seen, which is why dataset parameters are hashed separately.
@@ -43,8 +43,8 @@ from pathlib import Path
 
 from jupyter_client import AsyncKernelManager
 
-from dadp_lite.book.outputs import remove_stale_sockets, temp_folder
-from dadp_lite.book.provenance import environment, file_sha256
+from dadp_book.outputs import remove_stale_sockets, temp_folder
+from dadp_book.provenance import environment, file_sha256
 
 __all__ = [
     "KERNEL_ENVIRONMENT",

@@ -1,6 +1,6 @@
 """A grading process: grades one submitted notebook at a time with otter-grader.
 
-:func:`serve` runs in a process of its own (started by :mod:`dadp_lite.book.course.grade`),
+:func:`serve` runs in a process of its own (started by :mod:`dadp_book.course.grade`),
 in a session of its own so that its parent can stop it as a whole. It grades each notebook
 it receives with ``otter.api.grade_submission`` (otter's local grading: no container, no
 network) against the chapter's autograder bundle, and sends back the score of every
@@ -10,7 +10,7 @@ Two changes to how otter executes the notebook, both made through nbconvert's
 ``ExecutePreprocessor`` (which otter's ``grade_notebook`` looks up when it runs, so
 :func:`_install` replaces it in this process only):
 
-- the kernel is the book's (:class:`dadp_lite.book.execute.PinnedKernelManager`: Unix
+- the kernel is the book's (:class:`dadp_book.execute.PinnedKernelManager`: Unix
   sockets instead of TCP ports, one BLAS thread), and its process id is sent to the parent,
   which kills it if the notebook overruns its time limit by a wide margin;
 - a cell still running when the notebook's time limit is used up is interrupted (the
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dadp_lite.book.execute import PinnedKernelManager
+from dadp_book.execute import PinnedKernelManager
 
 __all__ = ["GRACE_SECONDS", "grade_notebook", "serve"]
 

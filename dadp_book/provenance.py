@@ -18,8 +18,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-from dadp_lite.book.discovery import chapter_path
-from dadp_lite.book.errors import BuildError
+from dadp_book.discovery import chapter_path
+from dadp_book.errors import BuildError
 
 __all__ = [
     "NUMERIC_PACKAGES",

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from dadp_lite.book.discovery import chapter_path, chapter_title
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.yamlio import load_yaml_file
+from dadp_book.discovery import chapter_path, chapter_title
+from dadp_book.errors import BuildError
+from dadp_book.yamlio import load_yaml_file
 
 __all__ = [
     "Chapter",

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from dadp_lite.book.errors import BuildError
+from dadp_book.errors import BuildError
 
 __all__ = ["StrictLoader", "dump_yaml", "load_yaml_file", "load_yaml_text", "read_text_file"]
 

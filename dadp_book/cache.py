@@ -10,13 +10,13 @@ What a result depends on (its *record*, whose hash is the entry's key):
   executes nothing), and the kernel;
 - the parameter values passed to it and the profile;
 - the SHA-256 of the ``dadp_lite`` sources a chapter runs (:func:`execution_sources_sha256`:
-  the package without the build machinery ``dadp_lite/book``, which chapters do not import,
+  the package without the build machinery ``dadp_book``, which chapters do not import,
   except the modules that shape an execution's notebook) and the versions of the packages
   that compute or draw (:data:`CACHED_PACKAGES`, Python included);
 - the SHA-256 of each dataset file named by a dataset parameter.
 
 An entry also lists every file the kernel opened for reading (data files, committed
-results such as ``benchmarks/results/scale.csv``; see :mod:`dadp_lite.book.execute`) with
+results such as ``benchmarks/results/scale.csv``; see :mod:`dadp_book.execute`) with
 its SHA-256: an entry is used only if each of them is unchanged.
 
 An entry, ``<cache>/<page, / as -->/<key>-<hash of the files read>/``, holds the executed
@@ -43,9 +43,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from dadp_lite.book.execute import Execution
-from dadp_lite.book.outputs import atomic_replace, clean_stale_temps, temp_folder
-from dadp_lite.book.provenance import NUMERIC_PACKAGES, file_sha256, folder_hashes, versions
+from dadp_book.execute import Execution
+from dadp_book.outputs import atomic_replace, clean_stale_temps, temp_folder
+from dadp_book.provenance import NUMERIC_PACKAGES, file_sha256, folder_hashes, versions
 
 __all__ = [
     "CACHED_PACKAGES",
@@ -82,7 +82,7 @@ CACHED_PACKAGES = (
 )
 #: Modules of the build machinery that shape what an execution returns (the kernel's
 #: environment, the parameters cell, conversion, the record and the merge).
-EXECUTION_MODULES = ("book/execute.py", "book/cache.py", "book/discovery.py")
+EXECUTION_MODULES = ("execute.py", "cache.py", "discovery.py")
 _FIELDS = {
     "format": "cache format changed",
     "page": "another page",
@@ -116,19 +116,21 @@ def current_sha256(path: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def execution_sources_sha256() -> str:
-    """One hash over the ``dadp_lite`` files a chapter's outputs can depend on: every file
-    of the package (path and bytes) except the build machinery in ``dadp_lite/book``, whose
-    :data:`EXECUTION_MODULES` are included. Editing the renderer, the staging or the command
-    line then executes nothing again (a render is redone: :mod:`dadp_lite.book.render`)."""
+    """One hash over the sources a chapter's outputs can depend on: every file of the
+    science package ``dadp_lite`` (path and bytes) and the :data:`EXECUTION_MODULES` of the
+    build machinery ``dadp_book``. Editing the renderer, the staging or the command line
+    then executes nothing again (a render is redone: :mod:`dadp_book.render`)."""
+    import dadp_book
     import dadp_lite
 
-    package = Path(dadp_lite.__file__).resolve().parent
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        relative = path.relative_to(package).as_posix()
+    science = Path(dadp_lite.__file__).resolve().parent
+    machinery = Path(dadp_book.__file__).resolve().parent
+    files = [(f"dadp_lite/{p.relative_to(science).as_posix()}", p)
+             for p in sorted(science.rglob("*"))]  # fmt: skip
+    files += [(f"dadp_book/{name}", machinery / name) for name in EXECUTION_MODULES]
+    for relative, path in files:
         if not path.is_file() or "__pycache__" in relative or path.suffix == ".pyc":
-            continue
-        if relative.startswith("book/") and relative not in EXECUTION_MODULES:
             continue
         digest.update(f"{relative}\0".encode())
         digest.update(path.read_bytes())

@@ -21,10 +21,10 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from dadp_lite.book.discovery import chapter_path, convert_chapter, resolve_chapter
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.execute import Execution, execute_notebook
-from dadp_lite.book.outputs import (
+from dadp_book.discovery import chapter_path, convert_chapter, resolve_chapter
+from dadp_book.errors import BuildError
+from dadp_book.execute import Execution, execute_notebook
+from dadp_book.outputs import (
     atomic_replace,
     check_replaceable,
     clean_stale_temps,
@@ -32,7 +32,7 @@ from dadp_lite.book.outputs import (
     output_parent,
     temp_folder,
 )
-from dadp_lite.book.parameters import (
+from dadp_book.parameters import (
     chapter_parameters,
     check_memory_estimate,
     check_records,
@@ -40,15 +40,15 @@ from dadp_lite.book.parameters import (
     profile_values,
     validate_parameters,
 )
-from dadp_lite.book.provenance import (
+from dadp_book.provenance import (
     check_unchanged,
     datasets_of,
     file_sha256,
     record_id,
     versions,
 )
-from dadp_lite.book.render import render_single_chapter
-from dadp_lite.book.yamlio import dump_yaml, load_yaml_file
+from dadp_book.render import render_single_chapter
+from dadp_book.yamlio import dump_yaml, load_yaml_file
 
 __all__ = ["RUN_MARKER", "run_chapter"]
 

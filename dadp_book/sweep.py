@@ -9,7 +9,7 @@ Sweep folder (default ``sweeps/<slug>-<hash of the grid>``)::
     failed.yaml    the points that failed in the last sweep (absent if none)
 
 ``results.csv`` has no times or dates: the same inputs give the same bytes, on 1 or N cores,
-locally or on Dask. Resuming verifies every finished point (:mod:`dadp_lite.book.points`)
+locally or on Dask. Resuming verifies every finished point (:mod:`dadp_book.points`)
 and recomputes those that are stale or damaged, saying which and why.
 """
 
@@ -20,16 +20,16 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from dadp_lite.book.discovery import convert_chapter, resolve_chapter
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.grid import Point, load_grid, plan_points
-from dadp_lite.book.outputs import (
+from dadp_book.discovery import convert_chapter, resolve_chapter
+from dadp_book.errors import BuildError
+from dadp_book.grid import Point, load_grid, plan_points
+from dadp_book.outputs import (
     check_replaceable,
     clean_stale_temps,
     interruptible,
     output_parent,
 )
-from dadp_lite.book.parameters import (
+from dadp_book.parameters import (
     chapter_parameters,
     check_memory_estimate,
     check_records,
@@ -37,17 +37,17 @@ from dadp_lite.book.parameters import (
     profile_values,
     validate_parameters,
 )
-from dadp_lite.book.points import Verdict, inspect_point, store_point
-from dadp_lite.book.provenance import check_unchanged, datasets_of, record_id, sweep_provenance
-from dadp_lite.book.runners import (
+from dadp_book.points import Verdict, inspect_point, store_point
+from dadp_book.provenance import check_unchanged, datasets_of, record_id, sweep_provenance
+from dadp_book.runners import (
     Outcome,
     check_dask_address,
     check_jobs,
     dask_runner,
     local_runner,
 )
-from dadp_lite.book.sweep_tables import finish_sweep, start_sweep
-from dadp_lite.book.yamlio import load_yaml_file
+from dadp_book.sweep_tables import finish_sweep, start_sweep
+from dadp_book.yamlio import load_yaml_file
 
 __all__ = ["PointResult", "sweep_chapter"]
 

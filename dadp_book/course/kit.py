@@ -25,11 +25,11 @@ from pathlib import Path
 
 import nbformat
 
-from dadp_lite.book.course.markdown import to_jupyter_markdown
-from dadp_lite.book.course.questions import Chapter, Question, load_chapter
-from dadp_lite.book.discovery import list_chapters, resolve_chapter
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.outputs import atomic_replace, check_replaceable, temp_folder
+from dadp_book.course.markdown import to_jupyter_markdown
+from dadp_book.course.questions import Chapter, Question, load_chapter
+from dadp_book.discovery import list_chapters, resolve_chapter
+from dadp_book.errors import BuildError
+from dadp_book.outputs import atomic_replace, check_replaceable, temp_folder
 
 __all__ = ["STUDENT_REQUIREMENTS", "build_kit", "master_notebook"]
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from dadp_lite.book.errors import BuildError
+from dadp_book.errors import BuildError
 
 __all__ = [
     "atomic_replace",

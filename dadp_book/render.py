@@ -29,10 +29,10 @@ from pathlib import Path
 
 import yaml
 
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.outputs import temp_folder, write_atomic
-from dadp_lite.book.provenance import file_sha256, versions
-from dadp_lite.book.stage import copy_static, resolve_chapter_links
+from dadp_book.errors import BuildError
+from dadp_book.outputs import temp_folder, write_atomic
+from dadp_book.provenance import file_sha256, versions
+from dadp_book.stage import copy_static, resolve_chapter_links
 
 __all__ = ["render_html", "render_single_chapter", "staged_state"]
 
@@ -55,7 +55,12 @@ RENDER_PACKAGES = (
 )
 #: The ``dadp_lite`` modules a render runs: the Sphinx extensions, the chart assets they
 #: write (a package: every module in it), and this module (the Jupyter Book command).
-RENDER_MODULES = ("book/sphinx_ext.py", "book/sphinx_api.py", "interactive", "book/render.py")
+RENDER_MODULES = (
+    "dadp_book/sphinx_ext.py",
+    "dadp_book/sphinx_api.py",
+    "dadp_lite/interactive",
+    "dadp_book/render.py",
+)
 #: Files that force a render from scratch when they change.
 _WHOLE_BOOK = ("_config.yml", "_toc.yml")
 _LABELS = re.compile(
@@ -132,14 +137,14 @@ def staged_state(stage: Path) -> dict:
     }
     import dadp_lite
 
-    package = Path(dadp_lite.__file__).resolve().parent
+    sources = Path(dadp_lite.__file__).resolve().parents[1]  # holds dadp_lite and dadp_book
     modules = {
-        path.relative_to(package).as_posix(): file_sha256(path)
+        path.relative_to(sources).as_posix(): file_sha256(path)
         for name in RENDER_MODULES
         for path in (
-            sorted((package / name).rglob("*.py"))
-            if (package / name).is_dir()
-            else [package / name]
+            sorted((sources / name).rglob("*.py"))
+            if (sources / name).is_dir()
+            else [sources / name]
         )
     }
     renderer = {"modules": modules, "versions": versions(RENDER_PACKAGES)}

@@ -1,7 +1,7 @@
 """Chapter parameters: the vocabulary, declarations, reading values, validation, profiles.
 
 Every parameter of every chapter has a declared type and range (grammar:
-:mod:`dadp_lite.book.spec`). The standard names that chapters share are declared once, in
+:mod:`dadp_book.spec`). The standard names that chapters share are declared once, in
 :data:`VOCABULARY`; every other parameter declares itself in a trailing comment on its line
 of the chapter's ``parameters`` cell, and such a comment also overrides the vocabulary
 (chapter 02 allows epsilon = 0). A trailing comment that does not start with a type word is
@@ -29,10 +29,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dadp_lite.book.discovery import parameters_cell
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.spec import KINDS, DeclarationError, Spec, SpecError, parse_declaration
-from dadp_lite.book.yamlio import load_yaml_file, load_yaml_text
+from dadp_book.discovery import parameters_cell
+from dadp_book.errors import BuildError
+from dadp_book.spec import KINDS, DeclarationError, Spec, SpecError, parse_declaration
+from dadp_book.yamlio import load_yaml_file, load_yaml_text
 from dadp_lite.data import ATTRIBUTES
 from dadp_lite.resources import ResourceError, check_memory
 
@@ -258,7 +258,7 @@ def check_records(slug: str, values: Mapping[str, object], datasets: Mapping) ->
     """Refuse a dataset with fewer records than the largest k among :data:`RECORD_BOUNDS`.
 
     ``values`` are a run's effective parameters, ``datasets`` the provenance records of its
-    dataset parameters (:func:`dadp_lite.book.provenance.datasets_of`, with ``rows``).
+    dataset parameters (:func:`dadp_book.provenance.datasets_of`, with ``rows``).
     """
     bounds = []
     for name in RECORD_BOUNDS:

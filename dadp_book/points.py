@@ -16,9 +16,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from dadp_lite.book.execute import Execution
-from dadp_lite.book.outputs import atomic_replace, temp_folder
-from dadp_lite.book.provenance import folder_hashes, record_id
+from dadp_book.execute import Execution
+from dadp_book.outputs import atomic_replace, temp_folder
+from dadp_book.provenance import folder_hashes, record_id
 
 __all__ = ["RECORD", "Verdict", "inspect_point", "read_record", "store_point"]
 

@@ -34,8 +34,8 @@ from urllib.parse import urlparse
 
 import yaml
 
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.render import render_html
+from dadp_book.errors import BuildError
+from dadp_book.render import render_html
 
 __all__ = ["CHROMIUM", "PDF_NAME", "add_outline", "build_pdf", "print_pdf"]
 

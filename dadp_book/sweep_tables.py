@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.grid import Point, tag_value
-from dadp_lite.book.outputs import write_atomic
-from dadp_lite.book.points import inspect_point, read_record
-from dadp_lite.book.provenance import record_id
-from dadp_lite.book.yamlio import dump_yaml, load_yaml_file
+from dadp_book.errors import BuildError
+from dadp_book.grid import Point, tag_value
+from dadp_book.outputs import write_atomic
+from dadp_book.points import inspect_point, read_record
+from dadp_book.provenance import record_id
+from dadp_book.yamlio import dump_yaml, load_yaml_file
 
 __all__ = ["finish_sweep", "start_sweep"]
 

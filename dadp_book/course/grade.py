@@ -29,9 +29,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from dadp_lite.book.course.kit import MANIFEST
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.outputs import interruptible
+from dadp_book.course.kit import MANIFEST
+from dadp_book.errors import BuildError
+from dadp_book.outputs import interruptible
 
 __all__ = ["COLUMNS", "HARD_MARGIN", "Submission", "find_submissions", "grade_submissions"]
 
@@ -98,7 +98,7 @@ class _GradingProcess:
         self._start()
 
     def _start(self) -> None:
-        command = [sys.executable, "-m", "dadp_lite.book.course.worker", self._log]
+        command = [sys.executable, "-m", "dadp_book.course.worker", self._log]
         self._process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,

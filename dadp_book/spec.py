@@ -1,7 +1,7 @@
 """Parameter types and ranges: the declaration grammar and the checks.
 
 A declaration is the trailing comment of a parameter's line in a chapter's ``parameters``
-cell (or an entry of the vocabulary in :mod:`dadp_lite.book.parameters`)::
+cell (or an entry of the vocabulary in :mod:`dadp_book.parameters`)::
 
     declaration := TYPE [" in " INTERVAL | " one of " CHOICE {", " CHOICE}] {", " FLAG}
                    ["; " MEANING]

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.yamlio import load_yaml_file
+from dadp_book.errors import BuildError
+from dadp_book.yamlio import load_yaml_file
 
 __all__ = [
     "book_root",

@@ -5,7 +5,7 @@ point into chapters left out become plain text naming the chapter.
 
 Staging writes a file only when its content changes (and removes what the book no longer
 holds), so an unchanged book leaves the stage untouched: Jupyter Book then has nothing to
-render again (:func:`dadp_lite.book.render.render_html`). The status page is a function of
+render again (:func:`dadp_book.render.render_html`). The status page is a function of
 the results (their execution times and dates), not of the time of the build.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import yaml
 
-from dadp_lite.book.discovery import chapter_path, chapter_title, list_chapters
-from dadp_lite.book.execute import write_if_changed
-from dadp_lite.book.provenance import versions
+from dadp_book.discovery import chapter_path, chapter_title, list_chapters
+from dadp_book.execute import write_if_changed
+from dadp_book.provenance import versions
 
 __all__ = [
     "copy_static",
@@ -238,7 +238,7 @@ def stage_book(
 ) -> None:
     """Copy config, toc (filtered to ``slugs``) and prose pages next to executed notebooks.
 
-    Executed ``pages`` (results of :func:`dadp_lite.book.build.execute_book`) replace their
+    Executed ``pages`` (results of :func:`dadp_book.build.execute_book`) replace their
     sources; ``book/status.md`` gets :func:`status_table` appended. Only files whose
     content changes are written.
     """

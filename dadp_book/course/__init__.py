@@ -8,8 +8,8 @@ from the chapters' exercises with otter-grader, and local batch grading of submi
 - ``worker``: one grading process (otter's local grading, the book's kernels)
 """
 
-from dadp_lite.book.course.grade import grade_submissions
-from dadp_lite.book.course.kit import build_kit
-from dadp_lite.book.course.questions import load_chapter
+from dadp_book.course.grade import grade_submissions
+from dadp_book.course.kit import build_kit
+from dadp_book.course.questions import load_chapter
 
 __all__ = ["build_kit", "grade_submissions", "load_chapter"]

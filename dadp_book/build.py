@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dadp_lite.book.cache import (
+from dadp_book.cache import (
     BuildCache,
     Lookup,
     cache_key,
@@ -31,26 +31,26 @@ from dadp_lite.book.cache import (
     merge_outputs,
     timestamp,
 )
-from dadp_lite.book.discovery import (
+from dadp_book.discovery import (
     convert_chapter,
     convert_page,
     list_chapters,
     list_pages,
     resolve_chapter,
 )
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.execute import Execution, show_values
-from dadp_lite.book.outputs import clean_stale_temps, interruptible, write_atomic
-from dadp_lite.book.parameters import (
+from dadp_book.errors import BuildError
+from dadp_book.execute import Execution, show_values
+from dadp_book.outputs import clean_stale_temps, interruptible, write_atomic
+from dadp_book.parameters import (
     chapter_parameters,
     effective_parameters,
     load_profile,
     profile_values,
     validate_parameters,
 )
-from dadp_lite.book.render import render_html
-from dadp_lite.book.runners import check_jobs, local_runner
-from dadp_lite.book.stage import resolve_notebook_links, stage_book
+from dadp_book.render import render_html
+from dadp_book.runners import check_jobs, local_runner
+from dadp_book.stage import resolve_notebook_links, stage_book
 
 __all__ = [
     "ChapterResult",
@@ -336,8 +336,8 @@ def build_book(
     """Execute the chapters of a profile and render the book; returns the HTML folder.
 
     Chapters and pages whose inputs are unchanged are reused from ``<build_dir>/cache``
-    (:mod:`dadp_lite.book.cache`); ``force`` executes everything. The HTML is rendered
-    only when the staged book changed (:func:`dadp_lite.book.render.render_html`).
+    (:mod:`dadp_book.cache`); ``force`` executes everything. The HTML is rendered
+    only when the staged book changed (:func:`dadp_book.render.render_html`).
     """
     slugs = select_chapters(root, chapters)
     jobs = check_jobs(jobs)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import yaml
 
-from dadp_lite.book.discovery import book_root, resolve_chapter
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.parameters import PROFILES, chapter_parameters, parse_assignments
-from dadp_lite.book.yamlio import load_yaml_file
+from dadp_book.discovery import book_root, resolve_chapter
+from dadp_book.errors import BuildError
+from dadp_book.parameters import PROFILES, chapter_parameters, parse_assignments
+from dadp_book.yamlio import load_yaml_file
 from dadp_lite.resources import LONG_ENV
 
 __all__ = ["main"]
@@ -139,7 +139,7 @@ def _overrides(root: Path, slug: str, args: argparse.Namespace) -> dict:
 
 
 def _cmd_build(root: Path, args: argparse.Namespace) -> int:
-    from dadp_lite.book.build import build_book
+    from dadp_book.build import build_book
 
     chapters = None
     if args.chapters is not None:
@@ -150,7 +150,7 @@ def _cmd_build(root: Path, args: argparse.Namespace) -> int:
         root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html, args.force
     )
     if args.pdf:
-        from dadp_lite.book.pdf import build_pdf
+        from dadp_book.pdf import build_pdf
 
         print(f"PDF written: {build_pdf(root, html.parent)}")
     return 0
@@ -169,7 +169,7 @@ def _cmd_params(root: Path, args: argparse.Namespace) -> int:
 
 
 def _cmd_run(root: Path, args: argparse.Namespace) -> int:
-    from dadp_lite.book.run import run_chapter
+    from dadp_book.run import run_chapter
 
     slug = resolve_chapter(root, args.chapter)
     overrides = _overrides(root, slug, args)
@@ -180,7 +180,7 @@ def _cmd_run(root: Path, args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(root: Path, args: argparse.Namespace) -> int:
-    from dadp_lite.book.sweep import sweep_chapter
+    from dadp_book.sweep import sweep_chapter
 
     slug = resolve_chapter(root, args.chapter)
     out, points = sweep_chapter(
@@ -200,7 +200,7 @@ def _cmd_sweep(root: Path, args: argparse.Namespace) -> int:
 
 
 def _cmd_glue(root: Path | None, args: argparse.Namespace) -> int:
-    from dadp_lite.book.glue import glue_lines
+    from dadp_book.glue import glue_lines
 
     for line in glue_lines(args.build_dir):
         print(line)
@@ -208,14 +208,14 @@ def _cmd_glue(root: Path | None, args: argparse.Namespace) -> int:
 
 
 def _cmd_course(root: Path, args: argparse.Namespace) -> int:
-    from dadp_lite.book.course import build_kit
+    from dadp_book.course import build_kit
 
     print(f"Course kit written: {build_kit(root, args.chapters, args.out)}")
     return 0
 
 
 def _cmd_grade(root: Path | None, args: argparse.Namespace) -> int:
-    from dadp_lite.book.course import grade_submissions
+    from dadp_book.course import grade_submissions
 
     rows, problems = grade_submissions(
         args.kit, args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, progress=True

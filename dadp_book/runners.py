@@ -1,7 +1,7 @@
 """Where executions run: local processes, or a Dask cluster. Both call the one executor.
 
 A runner is a context manager yielding ``run(tasks)``, which yields ``(index, outcome)`` as
-tasks finish; an outcome is an :class:`~dadp_lite.book.execute.Execution` or the exception
+tasks finish; an outcome is an :class:`~dadp_book.execute.Execution` or the exception
 that stopped a task. Leaving the block early (an error, Ctrl-C, SIGTERM) stops the work:
 local worker processes are terminated (their kernels exit with them), Dask futures cancelled.
 """
@@ -19,9 +19,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.execute import Execution, execute_notebook
-from dadp_lite.book.outputs import temp_folder
+from dadp_book.errors import BuildError
+from dadp_book.execute import Execution, execute_notebook
+from dadp_book.outputs import temp_folder
 
 __all__ = [
     "Outcome",

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dadp_lite.book.errors import BuildError
-from dadp_lite.book.parameters import validate_parameters
-from dadp_lite.book.provenance import record_id
-from dadp_lite.book.yamlio import load_yaml_file
+from dadp_book.errors import BuildError
+from dadp_book.parameters import validate_parameters
+from dadp_book.provenance import record_id
+from dadp_book.yamlio import load_yaml_file
 
 __all__ = ["MAX_POINTS", "Point", "expand_grid", "load_grid", "plan_points", "tag_value"]
 

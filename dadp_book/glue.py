@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dadp_lite.book.errors import BuildError
+from dadp_book.errors import BuildError
 
 __all__ = ["glued_values", "glue_lines"]
 

@@ -17,6 +17,7 @@ then copied to ``stage/notebooks``. Nothing is written next to the sources.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,12 +54,20 @@ from dadp_book.runners import check_jobs, local_runner
 from dadp_book.stage import resolve_notebook_links, stage_book
 
 __all__ = [
+    "FINDINGS_STORE",
     "ChapterResult",
+    "chapter_values",
     "build_book",
     "execute_book",
     "execute_chapters",
     "select_chapters",
 ]
+
+
+#: The environment variable that names the folder where the kernels of a build share the
+#: findings they computed (``dadp_lite.errata.STORE_VARIABLE``): a chapter computes its
+#: findings once, and the errata and landing pages, which run after the chapters, read them.
+FINDINGS_STORE = "DADP_FINDINGS_STORE"
 
 
 @dataclass
@@ -114,17 +123,32 @@ def _store(execution: Execution, workdir: Path, values: dict) -> ChapterResult:
     return ChapterResult(execution.slug, execution.seconds, output, execution.error, values)
 
 
-def _page_parameters(root: Path, page: str) -> tuple[dict, dict]:
-    """A page gets the book's root as ``BOOK_ROOT`` when its parameters cell asks for it
-    (a page runs in a private folder, so it reads repository files through it); its
-    parameters cell shows ``"."``, the book's folder as a reader names it, not the build's
-    absolute path. Returns (values passed, values shown)."""
+def _page_parameters(root: Path, page: str, profile: str) -> tuple[dict, dict]:
+    """What a page's parameters cell asks for. ``BOOK_ROOT``: the book's root (a page runs
+    in a private folder, so it reads repository files through it); its parameters cell
+    shows ``"."``, the book's folder as a reader names it, not the build's absolute path.
+    ``CHAPTER_VALUES``: every chapter's parameter values in this profile, defaults filled
+    in (``{slug: {NAME: value}}``), so that the errata and landing pages evaluate each
+    finding at the values its chapter runs with. Returns (values passed, values shown)."""
     import jupytext
 
     notebook = jupytext.read(root / f"{page}.md")
     tagged = [c for c in notebook.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    wants_root = any("BOOK_ROOT" in cell.source for cell in tagged)
-    return ({"BOOK_ROOT": str(root.resolve())}, {"BOOK_ROOT": "."}) if wants_root else ({}, {})
+    source = "\n".join(cell.source for cell in tagged)
+    passed: dict = {}
+    shown: dict = {}
+    if "BOOK_ROOT" in source:
+        passed["BOOK_ROOT"], shown["BOOK_ROOT"] = str(root.resolve()), "."
+    if "CHAPTER_VALUES" in source:
+        passed["CHAPTER_VALUES"] = chapter_values(root, profile)
+    return passed, shown
+
+
+def chapter_values(root: Path, profile: str) -> dict[str, dict]:
+    """Every chapter's parameter values in ``profile`` with the chapter's defaults filled
+    in: ``{slug: {NAME: value}}``, what each chapter runs with in a build of the profile."""
+    values = _profile_values(root, list_chapters(root), profile)
+    return {slug: effective_parameters(root, slug, v) for slug, v in values.items()}
 
 
 def _dataset_files(root: Path, slug: str, values: dict) -> dict[str, str]:
@@ -169,7 +193,7 @@ def _plan(root: Path, slugs: Sequence[str], profile: str, stage: Path) -> list[_
         folder = stage / "notebooks"
         jobs.append(_Job(root, f"notebooks/{slug}", slug, notebook, values[slug], {}, folder))
     for page in list_pages(root):
-        passed, shown = _page_parameters(root, page)
+        passed, shown = _page_parameters(root, page, profile)
         notebook, folder = convert_page(root, page), stage / "pages"
         jobs.append(_Job(root, page, Path(page).name, notebook, passed, shown, folder))
     return jobs
@@ -286,14 +310,17 @@ def execute_book(
                 found = Lookup(None, f"cached result unusable ({error}): rebuilt")
         job.reason = found.reason
         todo.append(i)
-    if todo:
-        tasks = [(plan[i].notebook, plan[i].name, plan[i].parameters) for i in todo]
+    chapters = [i for i in todo if i < len(slugs)]
+    for phase in (chapters, [i for i in todo if i >= len(slugs)]):  # pages read the chapters'
+        if not phase:
+            continue
+        tasks = [(plan[i].notebook, plan[i].name, plan[i].parameters) for i in phase]
         with local_runner(jobs, stage) as run:
             for k, outcome in run(tasks):
-                job = plan[todo[k]]
+                job = plan[phase[k]]
                 if isinstance(outcome, BaseException):
                     outcome = Execution(job.name, b"", {}, 0.0, f"{job.page}.md: {outcome}")
-                results[todo[k]] = _finished(cache, job, outcome, built)
+                results[phase[k]] = _finished(cache, job, outcome, built)
     ordered = [results[i] for i in range(len(plan))]
     _report(ordered, cache is not None)
     return ordered[: len(slugs)], ordered[len(slugs) :]
@@ -345,6 +372,7 @@ def build_book(
     build_dir = Path(build_dir or root / "_build").resolve()
     stage = build_dir / "stage"
     cache = BuildCache(build_dir / "cache", root)
+    os.environ[FINDINGS_STORE] = str(build_dir / "findings")  # the kernels share results
     print(
         f"Executing {len(slugs)} chapter(s) with profile '{profile}' ({jobs} worker(s)); "
         + ("--force: nothing reused" if force else f"reusing unchanged results from {cache.folder}")

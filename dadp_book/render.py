@@ -58,6 +58,7 @@ RENDER_PACKAGES = (
 RENDER_MODULES = (
     "dadp_book/sphinx_ext.py",
     "dadp_book/sphinx_api.py",
+    "dadp_book/sphinx_glue.py",
     "dadp_lite/interactive",
     "dadp_book/render.py",
 )

@@ -1,28 +1,51 @@
-"""The catalog of findings: lookup, evaluation (once per process) and glue values."""
+"""The catalog of findings and claims: lookup, evaluation at a chapter's values (once per
+process, and once per build through the store), glue values, and the claim counts.
+
+One computation per finding: a chapter evaluates its findings at its own parameter values;
+the errata and landing pages evaluate them at the values the build ran each chapter with.
+Same function, same settings, same seed: the same numbers on every page. Within a process a
+result is computed once; with the environment variable ``DADP_FINDINGS_STORE`` naming a
+folder (the build sets it), a result is also stored there as JSON, keyed by the finding,
+its settings, the science library's sources and the bytes of every file its settings name,
+so a page that runs after the chapter reads the chapter's result instead of recomputing it.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
-
-import pandas as pd
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from dadp_lite.errata import baselines, cell_suppression, experiments, fairness, k_anonymity
 from dadp_lite.errata import swapping as swapping_part
-from dadp_lite.errata.record import Finding, Result
+from dadp_lite.errata.claims import CLAIMS
+from dadp_lite.errata.record import Claim, Finding, Result, Value
+from dadp_lite.errata.status import CLAIM_ORDER, Reading, Status
 
 __all__ = [
+    "CLAIMS",
     "FINDINGS",
-    "exact_findings",
+    "STORE_VARIABLE",
+    "claim_class",
+    "claim_classes",
+    "claim_of",
+    "class_counts",
+    "evaluate",
     "findings_of",
+    "findings_of_claim",
     "get",
+    "get_claim",
+    "glue_findings",
     "glue_values",
-    "result",
     "status_key",
-    "summary",
-    "word_counts",
 ]
 
-#: Every erratum of the errata page, in the page's order (the book's chapter order).
+#: Every finding, in the book's chapter order.
 FINDINGS: tuple[Finding, ...] = (
     baselines.FINDINGS
     + cell_suppression.FINDINGS
@@ -31,19 +54,42 @@ FINDINGS: tuple[Finding, ...] = (
     + fairness.FINDINGS
     + experiments.FINDINGS
 )
+#: The environment variable naming the folder where results are stored between kernels.
+STORE_VARIABLE = "DADP_FINDINGS_STORE"
 _BY_ID = {f.id: f for f in FINDINGS}
+_CLAIMS = {c.id: c for c in CLAIMS}
 if len(_BY_ID) != len(FINDINGS):  # pragma: no cover - a programming error, caught at import
     raise RuntimeError("two findings share an id")
+if len(_CLAIMS) != len(CLAIMS):  # pragma: no cover
+    raise RuntimeError("two claims share an id")
+_UNKNOWN = sorted({f.claim for f in FINDINGS} - set(_CLAIMS))
+if _UNKNOWN:  # pragma: no cover
+    raise RuntimeError(f"findings name unknown claims: {_UNKNOWN}")
 
 
-def get(finding_id: str) -> Finding:
+def get(finding_id: str | Finding) -> Finding:
     """The finding with this id; a ValueError lists the known ids otherwise."""
+    if isinstance(finding_id, Finding):
+        return finding_id
     if not isinstance(finding_id, str):
         raise TypeError(f"finding_id must be a string, got {type(finding_id).__name__}")
     try:
         return _BY_ID[finding_id]
     except KeyError:
         raise ValueError(f"unknown finding {finding_id!r}; known: {', '.join(_BY_ID)}") from None
+
+
+def get_claim(claim_id: str) -> Claim:
+    """The claim with this id; a ValueError lists the known ids otherwise."""
+    try:
+        return _CLAIMS[claim_id]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown claim {claim_id!r}; known: {', '.join(_CLAIMS)}") from None
+
+
+def claim_of(finding: str | Finding) -> Claim:
+    """The claim a finding is about."""
+    return _CLAIMS[get(finding).claim]
 
 
 def findings_of(*slugs: str) -> tuple[Finding, ...]:
@@ -57,55 +103,185 @@ def findings_of(*slugs: str) -> tuple[Finding, ...]:
     return tuple(f for f in FINDINGS if f.chapter in slugs)
 
 
-def exact_findings() -> tuple[Finding, ...]:
-    """The findings computed exactly: their setting names no number of repetitions
-    (theorems, proofs, formulas and printed columns against exact values). Together they
-    evaluate in seconds, cheap enough for a page that runs at every build."""
-    return tuple(f for f in FINDINGS if "reps" not in f.setting)
-
-
-def word_counts(findings: tuple[Finding, ...] = FINDINGS) -> dict[str, int]:
-    """How many of ``findings`` have each status word (words with none are left out)."""
-    counts: dict[str, int] = {}
-    for f in findings:
-        word = result(f.id).status.word
-        counts[word] = counts.get(word, 0) + 1
-    return counts
-
-
-@functools.cache
-def result(finding_id: str) -> Result:
-    """The finding's numbers and status at its setting, computed once per process."""
-    return get(finding_id).evaluate()
+def findings_of_claim(claim_id: str) -> tuple[Finding, ...]:
+    """The findings about one claim, in catalog order."""
+    get_claim(claim_id)
+    return tuple(f for f in FINDINGS if f.claim == claim_id)
 
 
 def status_key(finding_id: str) -> str:
-    """The glue key of a finding's status word, ``status-<id>``, on the page and in chapters."""
+    """The glue key of a finding's status word, ``status-<id>``, on every page."""
     return f"status-{get(finding_id).id}"
 
 
-def glue_values(finding: Finding | str) -> dict[str, float | int | str]:
-    """Everything the errata page glues for one finding.
+# ------------------------------------------------------------------ evaluation
+def _canonical(settings: Mapping[str, object]) -> str:
+    return json.dumps(settings, sort_keys=True, default=repr)
 
-    ``<id>.<value name>`` for each computed value; ``status-<id>`` the status word;
-    ``<id>.label`` the word with its qualifier; ``<id>.qualifier`` the qualifier alone ("-"
-    if none); ``<id>.basis`` the comparison it rests on.
-    """
-    finding = get(finding) if isinstance(finding, str) else finding
-    res = result(finding.id)
-    out: dict[str, float | int | str] = {f"{finding.id}.{k}": v for k, v in res.values.items()}
-    out[status_key(finding.id)] = res.status.word
-    out[f"{finding.id}.label"] = res.status.label
-    out[f"{finding.id}.qualifier"] = res.status.qualifier or "-"
-    out[f"{finding.id}.basis"] = res.status.basis
+
+@functools.cache
+def _sources_sha256() -> str:
+    """One hash over the science library's files (path and bytes)."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        relative = path.relative_to(package).as_posix()
+        if path.is_file() and "__pycache__" not in relative and path.suffix != ".pyc":
+            digest.update(f"{relative}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _files_named(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        if os.path.sep in value or value.endswith((".csv", ".parquet")):
+            yield value
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from _files_named(item)
+
+
+def _store_key(finding: Finding, settings: Mapping[str, object]) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"{finding.id}\0{_canonical(settings)}\0{_sources_sha256()}".encode())
+    for name in sorted(set(_files_named(list(settings.values())))):
+        try:
+            digest.update(hashlib.sha256(Path(name).read_bytes()).hexdigest().encode())
+        except OSError:
+            digest.update(b"missing")
+    return digest.hexdigest()[:32]
+
+
+def _to_json(result: Result) -> dict:
+    status = result.status
+    return {
+        "status": None if status is None else {
+            "word": status.word, "basis": status.basis, "measure": status.measure,
+            "qualifier": status.qualifier,
+            "readings": [[r.name, r.word, r.basis, r.supported] for r in status.readings],
+        },
+        "values": {k: [v.number, v.text] for k, v in result.values.items()},
+        "reason": result.reason,
+    }  # fmt: skip
+
+
+def _from_json(content: dict) -> Result:
+    raw = content["status"]
+    status = None if raw is None else Status(
+        raw["word"], raw["basis"], float(raw["measure"]), raw["qualifier"],
+        tuple(Reading(*r) for r in raw["readings"]),
+    )  # fmt: skip
+    values = {k: Value(n, t) for k, (n, t) in content["values"].items()}
+    return Result(status, values, content["reason"])
+
+
+def _store() -> Path | None:
+    folder = os.environ.get(STORE_VARIABLE)
+    return Path(folder) if folder else None
+
+
+def _load(path: Path, finding: Finding, settings: Mapping[str, object]) -> Result | None:
+    try:
+        content = json.loads(path.read_text())
+        if content.get("finding") != finding.id or content.get("settings") != _canonical(settings):
+            return None
+        return _from_json(content["result"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _save(path: Path, finding: Finding, settings: Mapping[str, object], result: Result) -> None:
+    content = {"finding": finding.id, "settings": _canonical(settings), "result": _to_json(result)}
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(content, handle, sort_keys=True)
+        os.replace(tmp, path)
+
+
+_MEMO: dict[tuple[str, str], Result] = {}
+
+
+def evaluate(finding: str | Finding, values: Mapping[str, object]) -> Result:
+    """The finding's result at a chapter's parameter ``values`` (a mapping from parameter
+    name to value, e.g. ``{"REPS": 200, "SEED": 2023, ...}``; names the finding does not
+    take are ignored). Computed once per process and setting, and read from the store
+    (``DADP_FINDINGS_STORE``) when another kernel of the build computed it."""
+    finding = get(finding)
+    if not isinstance(values, Mapping):
+        raise TypeError(f"values must be a mapping of parameter names, got {type(values).__name__}")
+    settings = finding.settings(values)
+    key = (finding.id, _canonical(settings))
+    if key in _MEMO:
+        return _MEMO[key]
+    folder = _store()
+    path = folder / f"{finding.id}-{_store_key(finding, settings)}.json" if folder else None
+    result = _load(path, finding, settings) if path is not None else None
+    if result is None:
+        result = finding.evaluate(settings)
+        if path is not None:
+            _save(path, finding, settings, result)
+    _MEMO[key] = result
+    return result
+
+
+# ------------------------------------------------------------------------ glue
+def glue_values(finding: str | Finding, result: Result) -> dict[str, str]:
+    """Everything a page glues for one finding, as finished text: ``<id>.<value>`` for each
+    value, ``status-<id>`` the word, ``<id>.qualifier`` the qualifier (``"-"`` if none),
+    ``<id>.basis`` the comparison it rests on, ``<id>.readings`` the readings tried with
+    their words (``"-"`` if none). A finding not judged at these values shows
+    :data:`~dadp_lite.errata.status.NOT_JUDGED` and its reason as basis."""
+    finding = get(finding)
+    out = {f"{finding.id}.{k}": v.text for k, v in result.values.items()}
+    out[status_key(finding.id)] = result.word
+    status = result.status
+    out[f"{finding.id}.qualifier"] = (status.qualifier if status else "") or "-"
+    out[f"{finding.id}.basis"] = status.basis if status else result.reason
+    readings = status.readings if status else ()
+    out[f"{finding.id}.readings"] = "; ".join(
+        f"{r.name}: {r.word}" + (" (the paper's numbers support it)" if r.supported else "")
+        for r in readings
+    ) or "-"  # fmt: skip
     return out
 
 
-def summary(findings: tuple[Finding, ...] = FINDINGS) -> pd.DataFrame:
-    """One row per finding: title, chapter, status word, qualifier and the comparison."""
-    rows = []
-    for f in findings:
-        status = result(f.id).status
-        rows.append({"finding": f.title, "status": status.word, "qualifier": status.qualifier,
-                     "basis": status.basis, "chapter": f.chapter})  # fmt: skip
-    return pd.DataFrame(rows)
+def glue_findings(chapter: str, **values: object) -> dict[str, Result]:
+    """Evaluate every finding the chapter ``chapter`` shows at its parameter ``values`` and
+    glue them (``display=False``; needs ``myst_nb``). Returns ``{finding id: result}``."""
+    from myst_nb import glue
+
+    results = {}
+    for finding in findings_of(chapter):
+        results[finding.id] = result = evaluate(finding, values)
+        for key, text in glue_values(finding, result).items():
+            glue(key, text, display=False)
+    return results
+
+
+# ---------------------------------------------------------------------- claims
+def claim_class(words: Iterable[str]) -> str | None:
+    """The class of a claim whose findings have these words: the first of
+    :data:`~dadp_lite.errata.status.CLAIM_ORDER` among them (None if none is judged)."""
+    present = set(words)
+    return next((w for w in CLAIM_ORDER if w in present), None)
+
+
+def claim_classes(results: Mapping[str, Result]) -> dict[str, str | None]:
+    """``{claim id: class}`` from the results of the findings (by finding id); a claim
+    none of whose findings is in ``results`` or judged gets None."""
+    words: dict[str, list[str]] = {c.id: [] for c in CLAIMS}
+    for finding_id, result in results.items():
+        if result.judged:
+            words[get(finding_id).claim].append(result.word)
+    return {claim: claim_class(found) for claim, found in words.items()}
+
+
+def class_counts(results: Mapping[str, Result]) -> dict[str, int]:
+    """How many claims fall in each class (every word of ``CLAIM_ORDER``, zeros included),
+    plus ``"claims"``, the number of claims judged."""
+    classes = [c for c in claim_classes(results).values() if c is not None]
+    counts = {word: classes.count(word) for word in CLAIM_ORDER}
+    counts["claims"] = len(classes)
+    return counts

@@ -202,7 +202,8 @@ def test_the_template_sets_every_attribute_of_a_record():
     classes = [
         node
         for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef) and any(getattr(b, "id", "") == "Mechanism" for b in node.bases)
+        if isinstance(node, ast.ClassDef)
+        and any(getattr(b, "id", "") == "Mechanism" for b in node.bases)
     ]
     assert len(classes) == 1
     named = {t.id for node in classes[0].body if isinstance(node, ast.Assign) for t in node.targets}

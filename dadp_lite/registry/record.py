@@ -391,7 +391,9 @@ class Mechanism(ABC):
             raise ValueError(f"{self.name} has no exact delta under {adjacency!r}; has {known}")
         values = self.select(settings)
         return float(
-            self.exact_delta(histogram, epsilon=epsilon, adjacency=adjacency, **values, **self.fixed)
+            self.exact_delta(
+                histogram, epsilon=epsilon, adjacency=adjacency, **values, **self.fixed
+            )
         )
 
     def printed(self, histogram: Histogram, *, epsilon: float, **settings: object) -> float:

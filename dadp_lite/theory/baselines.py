@@ -340,9 +340,7 @@ def reference_delta_laplace(
     return float(accounting.laplace_delta_closed_form(epsilon, scale=scale, adjacency=adjacency))
 
 
-def printed_delta_laplace(
-    histogram: Histogram, *, epsilon: float, project: bool = True
-) -> float:
+def printed_delta_laplace(histogram: Histogram, *, epsilon: float, project: bool = True) -> float:
     """The paper states (epsilon, 0)-DP."""
     return 0.0
 

@@ -486,9 +486,7 @@ def exact_delta_dp_swapping(
 ) -> float:
     """:func:`dp_swapping_delta` over counts up to the histogram's largest."""
     n_q = histogram.n_qi(qi)
-    value = dp_swapping_delta(
-        epsilon, n_q, unit=unit, adjacency=adjacency, bound=_bound(histogram)
-    )
+    value = dp_swapping_delta(epsilon, n_q, unit=unit, adjacency=adjacency, bound=_bound(histogram))
     return float(value)
 
 

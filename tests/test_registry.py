@@ -215,9 +215,21 @@ def test_a_record_is_checked_when_it_is_registered():
     that cannot take the arguments the record passes is refused, naming what is wrong."""
     laplace = REGISTRY["laplace"]
     with pytest.raises(TypeError, match="does not set worst_pair"):
-        type("NoPair", (Mechanism,), {k: getattr(laplace, k) for k in (
-            "name", "label", "color", "kind", "source", "seed_key", "adjacency",
-            "adjacencies", "sampler", "exact_delta", "reference_delta", "pair_delta")})()  # fmt: skip
+        keep = (
+            "name",
+            "label",
+            "color",
+            "kind",
+            "source",
+            "seed_key",
+            "adjacency",
+            "adjacencies",
+            "sampler",
+            "exact_delta",
+            "reference_delta",
+            "pair_delta",
+        )
+        type("NoPair", (Mechanism,), {k: getattr(laplace, k) for k in keep})()  # fmt: skip
 
     def bias(histogram, *, epsilon):  # forgets the fixed keyword "project"
         return np.zeros(histogram.n_cells)

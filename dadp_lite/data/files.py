@@ -5,7 +5,8 @@ located and verified against its SHA-256 by :mod:`dadp_lite.data.excerpts`) or t
 (``str`` or ``os.PathLike``) of a ``.csv`` or ``.parquet`` file in the excerpt schema
 (:mod:`dadp_lite.data.schema`). A registered name wins over a file of the same name in
 the working directory. A user file has no published hash, so it is read as it is; its
-SHA-256 and row count are what :func:`~dadp_lite.data.provenance.source_info` reports for a run's provenance.
+SHA-256 and row count are what
+:func:`~dadp_lite.data.provenance.source_info` reports for a run's provenance.
 
 A dataset's identity is its name and the SHA-256 of its bytes. A file is read once and
 hashed from the bytes read (:func:`load_raw` returns the frame with ``attrs["sha256"]``),

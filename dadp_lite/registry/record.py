@@ -22,9 +22,9 @@ from __future__ import annotations
 import inspect
 import types
 from abc import ABC
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 
@@ -435,8 +435,9 @@ class Mechanism(ABC):
         """Values the printed formulas are stated in: ``bound`` B (largest count), ``n_q``
         (size of the QI universe, for mechanisms with a ``qi``) and the parameters."""
         out: dict[str, object] = {"bound": int(histogram.counts.max()), **params}
-        if "qi" in params:
-            out["n_q"] = histogram.n_qi(params["qi"])
+        qi = params.get("qi")
+        if qi is not None:
+            out["n_q"] = histogram.n_qi(cast("Sequence[str]", qi))
         return out
 
 

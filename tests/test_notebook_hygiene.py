@@ -273,16 +273,28 @@ def _builds_text(node) -> bool:
     return False
 
 
+def _is_phrasebook(node) -> bool:
+    """A dict literal of whole sentences typed in the chapter, one per verdict (selected,
+    never assembled): the words live in the chapter, the verdict comes from the code."""
+    import ast
+
+    return isinstance(node, ast.Dict) and all(
+        isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.values
+    )
+
+
 def _sentences_in_cells(slug: str) -> list[str]:
     """Glue calls whose value is text assembled in the chapter (directly, or through a name
-    assigned such text earlier in the chapter)."""
+    assigned such text earlier in the chapter). A phrasebook (:func:`_is_phrasebook`) is
+    not assembly: a glue that picks one of its sentences passes."""
     import ast
 
     found, texts = [], set()
     for cell in _code_cells(_source(slug)):
         tree = ast.parse(_without_front_matter(cell))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and _builds_text(node.value):
+            if (isinstance(node, ast.Assign) and not _is_phrasebook(node.value)
+                    and _builds_text(node.value)):  # fmt: skip
                 texts |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and _call_name(node) == "glue" and len(node.args) > 1:

@@ -48,6 +48,7 @@ __all__ = [
     "DELTA_DECIMALS",
     "FINDINGS",
     "NO_SPREAD",
+    "interval_text",
     "no_spread",
     "printed_rows",
 ]
@@ -379,6 +380,15 @@ def no_spread(margins: pd.DataFrame, reps: int, totals: dict[str, int]) -> np.nd
 NO_SPREAD = "no spread: every repetition within one record"
 
 
+def interval_text(low: float, high: float) -> str:
+    """``"low to high"`` with one decimal beyond the first digit of its width, so that a
+    narrow interval never prints as a point (``-0.2046 to -0.1954``, not ``-0.2 to
+    -0.2``) and a wide one carries no false precision (``-106 to 114``)."""
+    width = abs(high - low)
+    decimals = 2 if width <= 0 else max(0, math.ceil(-math.log10(width)) + 1)
+    return f"{low:.{decimals}f} to {high:.{decimals}f}".replace("-", "−")
+
+
 def classification(*, names, epsilons, reps, seed, k, qi) -> Result:
     """The paper's claim: Laplace and the discrete Gaussian give classifiers "much closer to
     the baseline than any other method". "Much" is read with the book's factor
@@ -408,7 +418,7 @@ def classification(*, names, epsilons, reps, seed, k, qi) -> Result:
     smallest = margins.iloc[i]
     lo = smallest.margin - limit * smallest.margin_se
     hi = smallest.margin + limit * smallest.margin_se
-    interval = NO_SPREAD if flat[i] else f"{number(lo, 2)} to {number(hi, 2)}"
+    interval = NO_SPREAD if flat[i] else interval_text(lo, hi)
     values = {"much-n": fraction(int(much.sum()), len(margins)),
               "comparisons-n": len(margins), "ahead-word": ahead.word,
               "smallest-margin": shown(smallest.margin, 2), "smallest-interval": interval,

@@ -94,9 +94,9 @@ def alpha_sw_bound(*, dataset_names: tuple[str, ...], epsilons: tuple[float, ...
     status = bound_status(printed, true)
     ratio = np.array(printed) / np.array(true)
     sharp = n_q / (n_q - 1)
-    status = status.qualified(f"{number(sharp, 3)} times the sharpest bound of its form")
+    status = status.qualified(f"{number(sharp, 4)} times the sharpest bound of its form")
     values = {"ratio-min": shown(ratio.min(), 3), "ratio-max": shown(ratio.max(), 3),
-              "sharp-factor": shown(sharp, 3), "n-q": n_q}  # fmt: skip
+              "sharp-factor": shown(sharp, 4), "n-q": n_q}  # fmt: skip
     return Result(status, values)
 
 

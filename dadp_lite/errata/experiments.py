@@ -36,7 +36,6 @@ from dadp_lite.errata.status import (
 from dadp_lite.experiments import TABLE_MECHANISMS, classification_margins
 from dadp_lite.experiments import encodings as enc
 from dadp_lite.paper import PAPER_K, PAPER_QI, PAPER_REPS, paper_value
-from dadp_lite.plotting import MECHANISM_LABELS
 from dadp_lite.registry import REGISTRY, get
 from dadp_lite.theory import baselines
 from dadp_lite.theory import cell_suppression as cs
@@ -58,6 +57,8 @@ __all__ = [
 ALPHA_REPLICATES = 100
 #: Decimals of the printed delta columns.
 DELTA_DECIMALS = 3
+#: How findings name a mechanism: its registry label (the figures' labels, one layer down).
+MECHANISM_LABELS = {name: entry.label for name, entry in REGISTRY.items()}
 _UNIT = 10.0**-DELTA_DECIMALS  # one unit of the last printed digit
 _NOT_PRINTED = "the paper prints Tables 1-3 for MA, TX and Outlier at ε = 0.5, 1, 2 and 4 only"
 _REPS = (f"the printed numbers are statistics of {PAPER_REPS} repetitions; this run has a "

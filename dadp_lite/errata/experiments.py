@@ -95,7 +95,7 @@ BLANK = "–"
 def _blank(reason: str, names: tuple[str, ...]) -> Result:
     """Not judged, every value the chapter quotes shown as :data:`BLANK`, so that its prose
     reads the same keys at any parameter values."""
-    return Result(None, dict.fromkeys(names, BLANK), reason)
+    return Result(None, {name: shown(BLANK) for name in names}, reason)
 
 
 _BIAS_VALUES = ("exact-first", "paper-first", "where-first", "sd-first", "side-first", "z-max",

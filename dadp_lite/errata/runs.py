@@ -78,9 +78,12 @@ def _release_encodings(names, epsilons) -> tuple[pd.DataFrame, pd.DataFrame]:
     if not names or not epsilons:
         search, columns, _ = enc.empty_results()
         return search, columns
-    settings = {"epsilons": list(epsilons), "reps": PAPER_REPS, "qi": list(PAPER_QI)}
-    search = pd.concat([enc.encoding_search(list(names), k=PAPER_K, **settings),
-                        enc.alpha_search(list(names), **settings)], ignore_index=True)  # fmt: skip
+    eps, qi = list(epsilons), list(PAPER_QI)
+    search = pd.concat(
+        [enc.encoding_search(list(names), epsilons=eps, reps=PAPER_REPS, k=PAPER_K, qi=qi),
+         enc.alpha_search(list(names), epsilons=eps, reps=PAPER_REPS, qi=qi)],
+        ignore_index=True,
+    )  # fmt: skip
     return search, enc.column_summary(search)
 
 

@@ -139,8 +139,16 @@ def evaluate_question(test_source: str, values: dict, calls: dict) -> QuestionRe
         if case.passed:
             continue
         kind = "hidden" if case.test_case.hidden else "visible"
+        function = getattr(case.test_case.body, "test_func", None)
+        name = getattr(function, "__name__", case.test_case.name)
         lines = [line.strip() for line in str(case.message).splitlines() if line.strip()]
-        result.failed.append(f"{kind} {case.test_case.name}: {' '.join(lines[-2:])}"[:300])
-        words = case.test_case.failure_message or "a check of this answer fails"
+        result.failed.append(f"{kind} {name}: {' '.join(lines[-2:])}"[:300])
+        if case.test_case.hidden:
+            words = case.test_case.failure_message or "a hidden check of this answer fails"
+        else:  # the student has this test's code in the notebook: its message is no secret
+            said = lines[-1].removeprefix("AssertionError:").strip() if lines else ""
+            if said.startswith(("AssertionError", "Error at line")) or not said:
+                said = "see the check cell under the answer"
+            words = f"the check under the answer fails: {said}"
         result.feedback.append(words)
     return result

@@ -67,6 +67,7 @@ class Chapter:
     title: str
     setup: str
     questions: tuple[Question, ...]
+    text: str = ""  # the chapter's MyST source (what a question's references quote)
 
     @property
     def autograded(self) -> tuple[Question, ...]:
@@ -188,8 +189,8 @@ def load_chapter(root: Path, slug: str) -> Chapter:
         spec = specs.get(label) or {}
         if not isinstance(spec, dict) or not set(spec) <= _SIDECAR_KEYS:
             raise BuildError(f"{side}: {label} takes only the keys {sorted(_SIDECAR_KEYS)}")
-        text = str(spec.get("text") or exercises[label]).strip()
-        common = dict(label=label, number=number, text=text)
+        wording = str(spec.get("text") or exercises[label]).strip()
+        common = dict(label=label, number=number, text=wording)
         common["solution"] = solutions.get(label, "")
         if "code" not in spec:
             points = _number(spec.get("manual", 1), f"{label}: manual", side)
@@ -222,7 +223,7 @@ def load_chapter(root: Path, slug: str) -> Chapter:
             )
         )
     setup = str(sidecar.get("setup") or DEFAULT_SETUP).strip("\n")
-    return Chapter(slug, chapter_title(root, slug), setup, tuple(questions))
+    return Chapter(slug, chapter_title(root, slug), setup, tuple(questions), text)
 
 
 def solution_lines(code: str) -> list[str]:

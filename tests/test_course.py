@@ -251,8 +251,15 @@ def test_autograder_environment_names_every_import_pinned_as_locked():
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"), ("+1+1", "'+1+1"), ("-2", "'-2"),
-     ("@SUM(A1)", "'@SUM(A1)"), ("alice", "alice"), ("\tx", "'\tx"), ("", "")],
+    [
+        ('=HYPERLINK("x")', '\'=HYPERLINK("x")'),
+        ("+1+1", "'+1+1"),
+        ("-2", "'-2"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("alice", "alice"),
+        ("\tx", "'\tx"),
+        ("", ""),
+    ],
 )
 def test_spreadsheet_formulas_are_escaped(value, shown):
     assert csv_cell(value) == shown
@@ -273,9 +280,22 @@ def test_the_codec_carries_values_and_nothing_else():
 
     from dadp_book.course.runner import Opaque, decode, encode
 
-    values = [1, 2.5, float("nan"), 10**30, 1 + 2j, "s", None, True, [1, (2, 3)], {"a"},
-              {"k": np.float64(0.1)}, np.arange(6.0).reshape(2, 3), np.array([True, False]),
-              np.int32(7)]  # fmt: skip
+    values = [
+        1,
+        2.5,
+        float("nan"),
+        10**30,
+        1 + 2j,
+        "s",
+        None,
+        True,
+        [1, (2, 3)],
+        {"a"},
+        {"k": np.float64(0.1)},
+        np.arange(6.0).reshape(2, 3),
+        np.array([True, False]),
+        np.int32(7),
+    ]
     for value in values:
         back = decode(json.loads(json.dumps(encode(value))))
         if isinstance(value, np.ndarray):
@@ -348,8 +368,6 @@ def test_student_notebooks_hold_no_solution_and_no_hidden_test(kit, chapter):
         if not question.manual:
             assert f'grader.check("{question.label}")' in student
             assert all(test.splitlines()[0] in student for test in question.tests)
-
-
 
 
 @pytest.mark.book

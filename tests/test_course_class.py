@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import nbformat
@@ -55,7 +56,10 @@ FAIR = {
 
 pytestmark = [
     pytest.mark.book,
-    pytest.mark.skipif(check_sandbox() is not None, reason=f"no sandbox: {check_sandbox()}"),
+    pytest.mark.skipif(  # CI installs bubblewrap (.ci/run): there a missing sandbox fails
+        check_sandbox() is not None and not os.environ.get("CI"),
+        reason=f"no sandbox: {check_sandbox()}",
+    ),
 ]
 
 
@@ -94,10 +98,10 @@ def _class(kit: Path, subs: Path, host: Path) -> None:
         "seen += glob.glob('/job/**/*.zip', recursive=True) + glob.glob('/tmp/**/*.zip', "
         "recursive=True) + glob.glob('/*/grading/*.json')\n"
     )
+    victims = [kit / "course.json", subs / "correct" / f"{L03}.ipynb", host / "escaped.txt"]
     write = (
         "import pathlib\n"
-        f"for target in [{str(kit / 'course.json')!r}, {str(subs / 'correct' / (L03 + '.ipynb'))!r}, "
-        f"{str(host / 'escaped.txt')!r}]:\n"
+        f"for target in {[str(v) for v in victims]!r}:\n"
         "    try:\n        pathlib.Path(target).write_text('overwritten')\n"
         "    except OSError:\n        pass\n"
     )
@@ -113,32 +117,74 @@ def _class(kit: Path, subs: Path, host: Path) -> None:
         _edit(ins[chapter], subs / "daemon" / name, (SETUP, SETUP + "\n" + daemon))
         _edit(ins[chapter], subs / "writer" / name, (SETUP, SETUP + "\n" + write))
     _edit(ins[L03], subs / "wrongformula" / f"{L03}.ipynb", (SCALE, "scale_replace = 1 / 0.5"))
-    _edit(ins[L05], subs / "wrongformula" / f"{L05}.ipynb", (CS, "gap = (k - x) * epsilon\n    p = np"))
-    _edit(ins[L03], subs / "rounded" / f"{L03}.ipynb", (SCALE, "scale_replace = 4.000"),
-          (BIAS, "out = b / 2 * np.exp(-x / b)" + r4))  # fmt: skip
-    _edit(ins[L05], subs / "rounded" / f"{L05}.ipynb",
-          ("return (k / 2 - x) * p", "out = (k / 2 - x) * p" + r4),
-          (L1B, L1B + "\nl1_bound, l1_exact = float(f'{l1_bound:.4g}'), float(f'{l1_exact:.4g}')"))  # fmt: skip
+    _edit(
+        ins[L05],
+        subs / "wrongformula" / f"{L05}.ipynb",
+        (CS, "gap = (k - x) * epsilon\n    p = np"),
+    )
+    _edit(
+        ins[L03],
+        subs / "rounded" / f"{L03}.ipynb",
+        (SCALE, "scale_replace = 4.000"),
+        (BIAS, "out = b / 2 * np.exp(-x / b)" + r4),
+    )
+    _edit(
+        ins[L05],
+        subs / "rounded" / f"{L05}.ipynb",
+        ("return (k / 2 - x) * p", "out = (k / 2 - x) * p" + r4),
+        (L1B, L1B + "\nl1_bound, l1_exact = float(f'{l1_bound:.4g}'), float(f'{l1_exact:.4g}')"),
+    )
     _edit(ins[L03], subs / "onevalue" / f"{L03}.ipynb", (BIAS, "return b * np.exp(-x / b)"))
     _edit(ins[L05], subs / "onevalue" / f"{L05}.ipynb", (L1B, "l1_bound = 2 * l1_exact"))
-    _edit(ins[L03], subs / "loop" / f"{L03}.ipynb",
-          ("def projected_bias", "while True:\n    pass\n\n\ndef projected_bias"))  # fmt: skip
-    _edit(ins[L05], subs / "loop" / f"{L05}.ipynb", (L1E, "import signal\nsignal.signal("
-          "signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n" + L1E))  # fmt: skip
+    _edit(
+        ins[L03],
+        subs / "loop" / f"{L03}.ipynb",
+        ("def projected_bias", "while True:\n    pass\n\n\ndef projected_bias"),
+    )
+    _edit(
+        ins[L05],
+        subs / "loop" / f"{L05}.ipynb",
+        (
+            L1E,
+            "import signal\nsignal.signal("
+            "signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n" + L1E,
+        ),
+    )
     tamper = "import builtins\nbuiltins.abs = lambda v: 0\nnp.abs = lambda v: 0 * v"
-    _edit(ins[L03], subs / "tamper" / f"{L03}.ipynb", (SETUP, SETUP + "\n" + tamper),
-          (SCALE, "scale_replace = 7.0"), (BIAS, "return 0 * x"))  # fmt: skip
-    _edit(ins[L05], subs / "tamper" / f"{L05}.ipynb", (SETUP, SETUP + "\n" + tamper),
-          ("return (k / 2 - x) * p", "return x"), (L1B, "l1_bound = l1_exact = 0.0"))  # fmt: skip
-    patch = ("import otter\notter.Notebook.check = lambda *a, **k: True\n"
-             "grader.check = lambda *a, **k: True\n")  # fmt: skip
+    _edit(
+        ins[L03],
+        subs / "tamper" / f"{L03}.ipynb",
+        (SETUP, SETUP + "\n" + tamper),
+        (SCALE, "scale_replace = 7.0"),
+        (BIAS, "return 0 * x"),
+    )
+    _edit(
+        ins[L05],
+        subs / "tamper" / f"{L05}.ipynb",
+        (SETUP, SETUP + "\n" + tamper),
+        ("return (k / 2 - x) * p", "return x"),
+        (L1B, "l1_bound = l1_exact = 0.0"),
+    )
+    patch = (
+        "import otter\notter.Notebook.check = lambda *a, **k: True\n"
+        "grader.check = lambda *a, **k: True\n"
+    )
     _edit(ins[L03], subs / "checkpatch" / f"{L03}.ipynb", (SCALE, patch + "scale_replace = 1.0"))
-    _edit(ins[L05], subs / "checkpatch" / f"{L05}.ipynb",
-          ("x = np.asarray(x, dtype=float)\n    gap", "return x\n    gap"))  # fmt: skip
-    _edit(ins[L03], subs / "reader" / f"{L03}.ipynb",
-          (SCALE, spy + "scale_replace = 4.0 if not seen else 99.0"))  # fmt: skip
-    _edit(ins[L05], subs / "reader" / f"{L05}.ipynb",
-          (L1B, L1B + "\n" + spy + "l1_bound = l1_bound if not seen else 99.0"))  # fmt: skip
+    _edit(
+        ins[L05],
+        subs / "checkpatch" / f"{L05}.ipynb",
+        ("x = np.asarray(x, dtype=float)\n    gap", "return x\n    gap"),
+    )
+    _edit(
+        ins[L03],
+        subs / "reader" / f"{L03}.ipynb",
+        (SCALE, spy + "scale_replace = 4.0 if not seen else 99.0"),
+    )
+    _edit(
+        ins[L05],
+        subs / "reader" / f"{L05}.ipynb",
+        (L1B, L1B + "\n" + spy + "l1_bound = l1_bound if not seen else 99.0"),
+    )
     (subs / "files").mkdir()
     (subs / "files" / f"{L03}.py").write_text("scale_replace = 4.0\n")
     (subs / "files" / f"{L05}.pdf").write_bytes(b"%PDF-1.4\n")
@@ -226,7 +272,9 @@ def test_every_hand_in_is_accounted_for(graded):
     rows = graded["rows"]
     files = [r for r in rows if r["student"] == "files" and r["chapter"] in (L03, L05)]
     files = [r for r in files if r["status"] != "manual"]
-    assert len(files) == 4 and all(r["score"] == "0" and "not a notebook" in r["note"] for r in files)
+    assert len(files) == 4 and all(
+        r["score"] == "0" and "not a notebook" in r["note"] for r in files
+    )
     assert {r["file"] for r in files} == {f"files/{L03}.py", f"files/{L05}.pdf"}
 
 

@@ -45,31 +45,55 @@ def test_instructor_notebooks_score_full_marks_in_the_zips_environment(tmp_path)
     kit = tmp_path / "kit"
     assert main(["--root", str(ROOT), "course", "--out", str(kit)]) == 0
     chapters = [load_chapter(ROOT, s) for s in list_chapters(ROOT)]
-    requirements = sorted({r for c in chapters for r in _pip_requirements(
-        kit / "autograder" / f"{c.slug}.zip")})  # fmt: skip
+    requirements = sorted(
+        {r for c in chapters for r in _pip_requirements(kit / "autograder" / f"{c.slug}.zip")}
+    )
     (tmp_path / "requirements.txt").write_text("\n".join(requirements) + "\n")
     env = tmp_path / "env"
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
-    subprocess.run([UV, "venv", "--quiet", "--python", sys.executable, str(env)], check=True,
-                   env=clean)  # fmt: skip
+    subprocess.run(
+        [UV, "venv", "--quiet", "--python", sys.executable, str(env)], check=True, env=clean
+    )
     python = env / "bin" / "python"
     subprocess.run(
-        [UV, "pip", "install", "--quiet", "--python", str(python), "-r",
-         str(tmp_path / "requirements.txt")],
+        [
+            UV,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(python),
+            "-r",
+            str(tmp_path / "requirements.txt"),
+        ],
         check=True,
         env=clean,
         timeout=1800,
-    )  # fmt: skip
+    )
     for chapter in chapters:
         out = tmp_path / "results" / chapter.slug
         out.mkdir(parents=True)
         notebook = out / f"{chapter.slug}.ipynb"
         shutil.copy(kit / "instructor" / f"{chapter.slug}.ipynb", notebook)
         subprocess.run(
-            [str(python), "-m", "otter", "run", "-a", str(kit / "autograder" / f"{chapter.slug}.zip"),
-             "-o", str(out), "--no-logo", str(notebook)],
-            check=True, env={**clean, "MPLBACKEND": "Agg"}, cwd=out, capture_output=True, timeout=600,
-        )  # fmt: skip
+            [
+                str(python),
+                "-m",
+                "otter",
+                "run",
+                "-a",
+                str(kit / "autograder" / f"{chapter.slug}.zip"),
+                "-o",
+                str(out),
+                "--no-logo",
+                str(notebook),
+            ],
+            check=True,
+            env={**clean, "MPLBACKEND": "Agg"},
+            cwd=out,
+            capture_output=True,
+            timeout=600,
+        )
         results = json.loads((out / "results.json").read_text())  # Gradescope's format
         scores = {t["name"]: (t["score"], t["max_score"]) for t in results["tests"] if "score" in t}
         want = {q.label: (q.points, q.points) for q in chapter.autograded}

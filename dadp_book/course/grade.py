@@ -35,7 +35,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -136,8 +135,11 @@ def find_submissions(folder: Path, slugs: list[str]) -> list[Submission]:
             continue
         if path.is_dir():
             if len(relative.parts) == 1 and not any(path.iterdir()):
-                found.append(Submission(path.name, None, None, relative.as_posix() + "/",
-                                        "the folder is empty"))  # fmt: skip
+                found.append(
+                    Submission(
+                        path.name, None, None, relative.as_posix() + "/", "the folder is empty"
+                    )
+                )
             continue
         chapter = _chapter_of(path, slugs)
         student = _student_of(path, folder, chapter)
@@ -165,7 +167,9 @@ def _cells(notebook: dict) -> list[dict]:
                 question = match["label"]
         elif cell.get("cell_type") == "code":
             lines = [
-                line for line in source.splitlines() if line.strip() and not line.strip().startswith("#")
+                line
+                for line in source.splitlines()
+                if line.strip() and not line.strip().startswith("#")
             ]
             if lines and all(_OTTER_CELL.match(line) for line in lines):
                 continue  # otter's own cells: the grader never runs the student's checks
@@ -381,8 +385,11 @@ def _rows(submission: Submission, questions: list[dict]) -> list[dict]:
                 note="; ".join(p for p in parts if p),
             )
         else:
-            row.update(score="0", status=result.get("status", "failed"),
-                       note=result.get("note") or "not graded")  # fmt: skip
+            row.update(
+                score="0",
+                status=result.get("status", "failed"),
+                note=result.get("note") or "not graded",
+            )
         rows.append(row)
     return rows
 
@@ -468,8 +475,12 @@ def _feedback(student: str, rows: list[dict], graded: dict, chapters: dict) -> s
         auto = [r for r in mine if r["status"] != "manual"]
         got = sum(float(r["score"] or 0) for r in auto)
         possible = sum(float(r["possible"]) for r in auto)
-        lines += [f"## {chapters[slug]['title']} ({slug})", "",
-                  f"Autograded: **{got:g} of {possible:g} points**.", ""]  # fmt: skip
+        lines += [
+            f"## {chapters[slug]['title']} ({slug})",
+            "",
+            f"Autograded: **{got:g} of {possible:g} points**.",
+            "",
+        ]
         numbers = {q["name"]: i for i, q in enumerate(chapters[slug]["questions"], start=1)}
         for row in mine:
             head = f"- **Exercise {numbers.get(row['question'], '?')}** (`{row['question']}`): "
@@ -585,26 +596,38 @@ def grade_submissions(
                 note = why[0].problem if why else "no notebook handed in"
                 status = "not graded" if why else "missing"
                 result = {"status": status, "note": note, "questions": {}}
-                submission = Submission(student, slug, None, why[0].file if why else "", "",
-                                        result)  # fmt: skip
+                submission = Submission(student, slug, None, why[0].file if why else "", "", result)
             else:
                 result = submission.result
                 troubles = [q for q in result["questions"].values() if q["status"] != "ok"]
                 if result["status"] != "ok" or troubles:
                     words = [result.get("note", "")] + [p for q in troubles for p in q["problems"]]
                     detail = "; ".join(w for w in words if w)
-                    lines.append(f"{submission.file}: {result['status'] if result['status'] != 'ok' else troubles[0]['status']}: {detail}")
+                    status = result["status"] if result["status"] != "ok" else troubles[0]["status"]
+                    lines.append(f"{submission.file}: {status}: {detail}")
             rows += _rows(submission, chapters[slug]["questions"])
         for extra in (s for s in unreadable if s.student == student and s.chapter is None):
-            rows.append({"student": student, "chapter": "", "question": "", "score": "0",
-                         "possible": "0", "status": "not graded", "note": extra.problem,
-                         "file": extra.file})  # fmt: skip
+            rows.append(
+                {
+                    "student": student,
+                    "chapter": "",
+                    "question": "",
+                    "score": "0",
+                    "possible": "0",
+                    "status": "not graded",
+                    "note": extra.problem,
+                    "file": extra.file,
+                }
+            )
     for submission in found:
-        log.append(f"{submission.file or submission.student}: "
-                   f"{submission.problem or submission.result.get('status', '')}")  # fmt: skip
+        log.append(
+            f"{submission.file or submission.student}: "
+            f"{submission.problem or submission.result.get('status', '')}"
+        )
     graded = {(s.student, s.chapter): s.result for s in chosen.values()}
-    feedback = {s: _feedback(s, [r for r in rows if r["student"] == s], graded, chapters)
-                for s in students}  # fmt: skip
+    feedback = {
+        s: _feedback(s, [r for r in rows if r["student"] == s], graded, chapters) for s in students
+    }
     book = _gradebook(rows, chapters, submitted)
     try:
         _write_outputs(_outputs(out), rows, book, feedback, "\n".join(lines + log) + "\n")

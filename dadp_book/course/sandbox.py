@@ -190,9 +190,7 @@ def check_sandbox() -> str | None:
         for child in job.iterdir():
             child.chmod(0o644)
         try:
-            done = subprocess.run(
-                sandbox_command(job), capture_output=True, text=True, timeout=120
-            )
+            done = subprocess.run(sandbox_command(job), capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bubblewrap could not start a sandbox: {error}"
     if done.returncode != 0 or "sandbox ok" not in done.stdout:

@@ -120,6 +120,7 @@ def _add_course_commands(sub: argparse._SubParsersAction) -> None:
     course.add_argument("chapters", nargs="*", metavar="CHAPTER", help="default: all")
     course.add_argument("--out", type=Path, required=True, help="kit folder")
     course.add_argument("--force", action="store_true", help="replace an existing kit at --out")
+    course.add_argument("--no-pdf", action="store_true", help="no solutions PDF")
     grade = sub.add_parser("grade", help="grade submitted notebooks locally: one row per question")
     grade.add_argument("kit", type=Path, metavar="DIR", help="the kit folder of 'course'")
     grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
@@ -214,7 +215,8 @@ def _cmd_glue(root: Path | None, args: argparse.Namespace) -> int:
 def _cmd_course(root: Path, args: argparse.Namespace) -> int:
     from dadp_book.course import build_kit
 
-    print(f"Course kit written: {build_kit(root, args.chapters, args.out, force=args.force)}")
+    out = build_kit(root, args.chapters, args.out, force=args.force, solutions_pdf=not args.no_pdf)
+    print(f"Course kit written: {out}")
     return 0
 
 

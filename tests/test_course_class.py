@@ -66,7 +66,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def kit(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("course") / "kit"
-    assert main(["--root", str(ROOT), "course", "--out", str(out)]) == 0
+    assert main(["--root", str(ROOT), "course", "--out", str(out), "--no-pdf"]) == 0
     return out
 
 

@@ -49,6 +49,7 @@ from dadp_book.outputs import interruptible
 
 __all__ = [
     "COLUMNS",
+    "STATS",
     "MAX_TIMEOUT",
     "Submission",
     "csv_cell",
@@ -69,6 +70,10 @@ FILE_BYTES = 256 * 2**20
 PROCESSES = 256
 #: Space kept free for the outputs before grading starts (bytes per hand-in, and at least).
 RESERVE_PER_HANDIN, RESERVE_MIN = 256 * 2**10, 8 * 2**20
+#: CPU seconds the sandboxes reported, and notebooks run, since the process started (for
+#: ``benchmarks/bench_course.py``; the sandbox's processes are not the grader's children).
+STATS = {"cpu": 0.0, "notebooks": 0}
+_STATS_LOCK = threading.Lock()
 _SPREADSHEET_ACTIVE = ("=", "+", "-", "@", "\t", "\r", "\n")
 _OTTER_CELL = re.compile(
     r"^\s*(import otter\b.*|grader\s*=\s*otter\.Notebook\(.*\)|grader\.\w+\(.*\))\s*$"
@@ -252,7 +257,13 @@ class _Grader:
             report = json.loads(data.decode("utf-8", "replace").strip().splitlines()[-1])
         except (ValueError, IndexError):
             return {"cells": [], "questions": {}, "broken": True}
-        return report if isinstance(report, dict) else {"cells": [], "questions": {}}
+        if not isinstance(report, dict):
+            return {"cells": [], "questions": {}}
+        cpu = report.get("cpu")
+        with _STATS_LOCK:
+            STATS["notebooks"] += 1
+            STATS["cpu"] += float(cpu) if isinstance(cpu, int | float) else 0.0
+        return report
 
     def grade(self, submission: Submission, index: int) -> dict:
         """``{"status", "note", "questions": {label: {...}}}`` for one notebook."""

@@ -38,6 +38,7 @@ import nbformat
 from dadp_book.course.evaluate import discover_probes, test_arguments
 from dadp_book.course.markdown import standalone_markdown, to_jupyter_markdown
 from dadp_book.course.questions import Chapter, Question, load_chapter
+from dadp_book.course.solutions import print_solutions, solutions_unavailable
 from dadp_book.discovery import list_chapters, resolve_chapter
 from dadp_book.errors import BuildError
 from dadp_book.outputs import atomic_replace, check_replaceable, temp_folder
@@ -341,12 +342,19 @@ Your teacher sends back, for each question, your points and what was wrong, in w
 
 
 def build_kit(
-    root: Path, chapters: Sequence[str] | None, out: Path, *, force: bool = False
+    root: Path,
+    chapters: Sequence[str] | None,
+    out: Path,
+    *,
+    force: bool = False,
+    solutions_pdf: bool = True,
 ) -> Path:
     """Write the course kit of ``chapters`` (default: every chapter with exercises) to ``out``.
 
     The folder is built aside and moved into place when complete. An earlier kit at ``out``
-    is replaced only with ``force``; any other non-empty folder is always refused.
+    is replaced only with ``force``; any other non-empty folder is always refused. With
+    ``solutions_pdf``, each instructor notebook is also printed (``instructor/<slug>.pdf``)
+    where Chromium is installed; otherwise a line on stderr says why not.
     """
     slugs = [resolve_chapter(root, c) for c in chapters] if chapters else list_chapters(root)
     loaded = [load_chapter(root, slug) for slug in dict.fromkeys(slugs)]
@@ -376,5 +384,12 @@ def build_kit(
             (kit / "grading" / f"{chapter.slug}.json").write_text(spec + "\n")
         _write_tables(kit, loaded)
         (kit / "student" / "README.md").write_text(STUDENT_README)
+        if solutions_pdf:
+            why = solutions_unavailable()
+            if why:
+                print(f"dadp-book: solutions PDF not printed: {why}", file=sys.stderr)
+            else:
+                notebooks = [kit / "instructor" / f"{c.slug}.ipynb" for c in loaded]
+                print_solutions(notebooks, kit / "instructor")
         atomic_replace(kit, out)
     return out

@@ -410,7 +410,11 @@ def run_task(task: dict) -> dict:
                 server, _ = _run_cells({**task, "cells": ran})
         questions[question["label"]] = entry
     server.kill()
-    return {"cells": cells, "questions": questions}
+    import resource
+
+    usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+    return {"cells": cells, "questions": questions, "cpu": cpu}
 
 
 def main(argv: list[str]) -> None:

@@ -133,8 +133,19 @@ def evaluate_question(test_source: str, values: dict, calls: dict) -> QuestionRe
     from otter.test_files import ExceptionTestFile
 
     test_file = ExceptionTestFile.from_string(test_source, path="tests.py")
-    test_file.run(_environment(values, calls))
+    env = _environment(values, calls)
+    test_file.run(env)
     result = QuestionResult(float(test_file.score), float(test_file.possible))
+    names = {n for case in test_file.test_cases for n in case.body._get_func_params()}
+    unanswered = sorted(n for n in names if isinstance(env.get(n), Opaque) and
+                        env[n].type_name == "ellipsis")  # fmt: skip
+    missing = sorted(n for n in names if n not in env)
+    result.feedback += [f"`{n}` is still `...`: not answered" for n in unanswered]
+    result.feedback += [
+        f"`{n}` has no value when the notebook ends (its cell did not run to the end, or "
+        "the name is spelled differently)"
+        for n in missing
+    ]
     for case in test_file.test_case_results:
         if case.passed:
             continue
@@ -145,6 +156,8 @@ def evaluate_question(test_source: str, values: dict, calls: dict) -> QuestionRe
         result.failed.append(f"{kind} {name}: {' '.join(lines[-2:])}"[:300])
         if case.test_case.hidden:
             words = case.test_case.failure_message or "a hidden check of this answer fails"
+        elif missing or unanswered:
+            continue  # said above
         else:  # the student has this test's code in the notebook: its message is no secret
             said = lines[-1].removeprefix("AssertionError:").strip() if lines else ""
             if said.startswith(("AssertionError", "Error at line")) or not said:

@@ -61,7 +61,7 @@ class Opaque:
 def encode(value: Any, depth: int = 0) -> Any:
     """``value`` as tagged JSON (see the module's docstring)."""
     if depth > _MAX_DEPTH:
-        return {"x": type(value).__name__, "r": "nested too deeply"}
+        return {"x": [type(value).__name__, "nested too deeply"]}
     if value is None or isinstance(value, bool) and type(value) is bool:
         return value
     np = sys.modules.get("numpy")
@@ -93,7 +93,7 @@ def encode(value: Any, depth: int = 0) -> Any:
         text = repr(value)[:200]
     except Exception:  # a repr that raises
         text = "?"
-    return {"x": type(value).__name__[:100], "r": text}
+    return {"x": [type(value).__name__[:100], text]}
 
 
 def decode(data: Any, depth: int = 0) -> Any:
@@ -139,7 +139,7 @@ def decode(data: Any, depth: int = 0) -> Any:
     if tag == "fn":
         return Opaque("function", str(body))
     if tag == "x":
-        return Opaque(str(body), "")
+        return Opaque(str(body[0]), str(body[1]))
     raise ValueError(f"unknown tag {tag!r}")
 
 
@@ -207,10 +207,10 @@ def _capture(namespace: dict, request: dict) -> dict:
             encoded = encode(value)
             text = json.dumps(encoded)
         except Exception as error:  # an object whose encoding fails
-            encoded = {"x": type(value).__name__[:100], "r": f"unreadable: {error}"[:200]}
+            encoded = {"x": [type(value).__name__[:100], f"unreadable: {error}"[:200]]}
             text = ""
         if len(text) > MAX_VALUE_CHARS:
-            encoded = {"x": type(value).__name__[:100], "r": "too large to grade"}
+            encoded = {"x": [type(value).__name__[:100], "too large to grade"]}
         values[name] = encoded
         if callable(value) and name in request["probes"]:
             calls[name] = {}

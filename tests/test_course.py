@@ -413,3 +413,24 @@ def test_grade_out_is_checked_before_grading(kit, tmp_path, where, capsys):
     assert "--out" in capsys.readouterr().err
     assert (kit / "course.json").read_bytes() == manifest
     assert not (kit / "student" / "scores.csv").exists() and not (subs / "scores.csv").exists()
+
+
+@pytest.mark.book
+def test_a_disk_too_full_for_the_outputs_is_refused_before_grading(kit, tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    from dadp_book.course import grade
+
+    subs = tmp_path / "subs" / "alice"
+    subs.mkdir(parents=True)
+    (subs / "01-setting-and-data.ipynb").write_bytes(
+        (kit / "student" / "01-setting-and-data.ipynb").read_bytes()
+    )
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(grade.shutil, "disk_usage", lambda path: usage(10**9, 10**9, 10**5))
+    monkeypatch.setattr(grade, "_grade_all", lambda *a: pytest.fail("graded on a full disk"))
+    with pytest.raises(BuildError, match="only 0.1 MB free"):
+        grade.grade_submissions(kit, tmp_path / "subs", tmp_path / "out" / "scores.csv")
+    assert not list((tmp_path / "out").glob("*")) if (tmp_path / "out").exists() else True
+    assert shutil.disk_usage  # the real one is back after the test

@@ -344,3 +344,13 @@ def test_identifiers_from_file_names_cannot_be_formulas(kit, tmp_path):
         assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
         assert any(cell == "'=HYPERLINK(1)" for row in rows for cell in row)
     assert json.loads((kit / "course.json").read_text())["chapters"]
+
+
+def test_without_the_sandbox_grading_says_what_is_unprotected(kit, tmp_path, capsys):
+    subs = tmp_path / "subs"
+    _edit(kit / "instructor" / f"{L03}.ipynb", subs / "teacher" / f"{L03}.ipynb")
+    out = tmp_path / "scores.csv"
+    assert main(["grade", str(kit), str(subs), "--out", str(out), "--no-sandbox"]) == 0
+    assert "WARNING: grading WITHOUT a sandbox" in capsys.readouterr().out
+    rows = [r for r in csv.DictReader(out.open(newline="")) if r["status"] != "manual"]
+    assert [(r["score"], r["status"]) for r in rows] == [("2", "ok"), ("3", "ok")]

@@ -237,14 +237,14 @@ def _call(function: Any, args: Any) -> Any:
 # --------------------------------------------------------------------------- the runner
 
 
-def _drop_privileges(limits: dict) -> None:
-    """Set the limits; as root (in the sandbox), become the unprivileged ``nobody``."""
+def _drop_privileges(limits: dict, drop: bool = True) -> None:
+    """Set the limits; as root in the sandbox (``drop``), become the unprivileged ``nobody``."""
     import resource
 
     for name, value in limits.items():
         which = getattr(resource, name)
         resource.setrlimit(which, (int(value), int(value)))
-    if os.getuid() == 0:
+    if drop and os.getuid() == 0:
         os.setgroups([])
         os.setgid(65534)
         os.setuid(65534)
@@ -425,7 +425,7 @@ def main(argv: list[str]) -> None:
     with open(argv[0]) as handle:
         task = json.load(handle)
     OWN_PID_NAMESPACE = bool(task.get("own_pid_namespace")) and os.getpid() <= 3
-    _drop_privileges(task.get("rlimits", {}))
+    _drop_privileges(task.get("rlimits", {}), OWN_PID_NAMESPACE)
     out = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)

@@ -78,10 +78,10 @@ def main() -> None:
     )
     print(f"wall time   {wall:8.1f} s   ({wall / count:.2f} s per notebook)")
     runaway = 2 * (args.timeout + 3) / args.jobs if not args.students else 0.0
+    waiting = f", of which {runaway:.0f} s waiting for the two runaway answers" if runaway else ""
     print(
         f"CPU time    {cpu:8.1f} s   ({cpu / count:.2f} s per notebook, sandboxes and grader; "
-        f"idle-machine wall time about {cpu / args.jobs + runaway:.0f} s, of which "
-        f"{runaway:.0f} s waiting for the class's two runaway answers)"
+        f"idle-machine wall time about {cpu / args.jobs + runaway:.0f} s{waiting})"
     )
     print(f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
 

@@ -23,6 +23,11 @@ What it does, each for the reader of the HTML:
 - **Theorems and definitions indexed by title.** Each ``prf:`` directive (theorem,
   definition, lemma, ...) gets an entry in the general index under its title, and the
   proof index lists titles by kind instead of raw labels (:class:`TitledProofIndex`).
+- **Previews, citation, data** (each in its own module, set up here): hover and tap
+  previews of glossary terms, references and citations (:mod:`dadp_book.sphinx_tips`,
+  sphinx-tippy with tippy.js served from the book), "How to cite this book" in every
+  page's footer (:mod:`dadp_book.sphinx_cite`), and each chapter's CSV files linked from
+  its page and the Reproducibility page (:mod:`dadp_book.sphinx_data`).
 - **PDF edition.** The single-page builder (``singlehtml``) gets every node visitor
   registered for ``html`` that it lacks: Sphinx looks up a builder's own visitors first
   and falls back to its format's only when it has none, so one extension that registers a
@@ -366,6 +371,8 @@ def setup(app: Any) -> dict:
     """Register the handlers above (:func:`dedupe_scripts` and :func:`drop_unused_assets`
     late, after every extension added its assets)."""
     global TitledProofIndex
+    for extension in ("dadp_book.sphinx_tips", "dadp_book.sphinx_cite", "dadp_book.sphinx_data"):
+        app.setup_extension(extension)
     app.connect("config-inited", light_mathjax)
     app.connect("builder-inited", write_chart_assets)
     app.connect("builder-inited", share_html_visitors)

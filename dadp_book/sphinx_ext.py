@@ -17,6 +17,10 @@ What it does, each for the reader of the HTML:
   theme's style sheet already draws the icons from the web font) and the search index
   (124 kB and growing, used only by the search page) from every page's ``<head>``;
   MathJax loads without its 0.4 MB context menu (:func:`light_mathjax`).
+- **Code folded.** Every code cell of a chapter is folded in the HTML, one click away
+  (:func:`_fold_code_cells`; the PDF and the student notebooks keep their code).
+- **Wide content scrolls, with a cue.** ``dadp-scroll.js`` gives a formula or table
+  wider than its column keyboard focus, a name and a shadow at the edge that scrolls.
 - **Figures described.** An image that myst-nb writes without alt text (the HTML would
   carry its file path) gets the first sentence of its figure's caption
   (:func:`describe_images`); a cell's ``mystnb: image: alt:`` metadata still wins.
@@ -355,6 +359,47 @@ def _toc_order(env: Any) -> list[str]:
 TitledProofIndex = None  # set by setup() when sphinx-proof is installed
 
 
+# ------------------------------------------------------------------------ folded code
+#: The prompts of a folded code cell (myst-nb's, for every cell alike).
+FOLD_SHOW, FOLD_HIDE = "Show code", "Hide code"
+
+
+def _fold_code_cells():
+    """A post-transform that folds every code cell of a chapter in the HTML (``html``
+    builder only: the PDF's ``singlehtml`` keeps the code it shows, and the student
+    notebooks are written from the sources). Built lazily: myst-nb is optional."""
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class FoldCodeCells(SphinxPostTransform):
+        default_priority = 198  # before myst-nb's HideInputCells (199) wraps them
+        formats = ("html",)
+
+        def run(self, **kwargs: Any) -> None:
+            if self.app.builder.name != "html" or not self.env.docname.startswith("notebooks/"):
+                return
+            for node in self.document.findall(nodes.container):
+                if node.get("nb_element") != "cell_code" or not node.children:
+                    continue
+                if node.children[0].get("nb_element") != "cell_code_source":
+                    continue
+                if not node.get("hide_mode"):
+                    node["hide_mode"] = "input"
+                    node["prompt_show"], node["prompt_hide"] = FOLD_SHOW, FOLD_HIDE
+
+    return FoldCodeCells
+
+
+#: The script that makes a box scroll with a visible cue and keyboard focus when its
+#: content (a long formula, a wide table) is wider than the column.
+SCROLL_SCRIPT = "dadp-scroll.js"
+
+
+def add_page_scripts(app: Any) -> None:
+    """Every HTML page loads :data:`SCROLL_SCRIPT` (deferred)."""
+    if getattr(app.builder, "format", None) == "html":
+        app.add_js_file(SCROLL_SCRIPT, loading_method="defer")
+
+
 # ------------------------------------------------------------------------ PDF edition
 def share_html_visitors(app: Any) -> None:
     """Give an HTML-format builder other than ``html`` the ``html`` visitors it lacks."""
@@ -376,6 +421,8 @@ def setup(app: Any) -> dict:
     app.connect("config-inited", light_mathjax)
     app.connect("builder-inited", write_chart_assets)
     app.connect("builder-inited", share_html_visitors)
+    app.connect("builder-inited", add_page_scripts)
+    app.add_post_transform(_fold_code_cells())
     app.connect("html-page-context", load_chart_assets)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", drop_unused_assets, priority=900)

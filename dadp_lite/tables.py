@@ -301,7 +301,8 @@ def _cells(data: pd.DataFrame, group_by: object | None) -> tuple[pd.DataFrame, p
                 lambda v: get(v).label if isinstance(v, str) and v in REGISTRY else v
             )
         kind = shown[column].dtype
-        if kind == object or pd.api.types.is_string_dtype(kind) or pd.api.types.is_bool_dtype(kind):
+        types = pd.api.types
+        if types.is_object_dtype(kind) or types.is_string_dtype(kind) or types.is_bool_dtype(kind):
             shown[column] = shown[column].map(_cell_text).astype(object)
     if group_by is not None:
         starts = shown[group_by].ne(shown[group_by].shift())

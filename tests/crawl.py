@@ -84,6 +84,9 @@ CONTENT_JS = r"""() => {
   reading.querySelectorAll('.cell_input, .cell_output, pre, script, style, mjx-container, '
                            + '.dadp-chart, table, .highlight, details.hide')
     .forEach(e => e.remove());
+  const exercises = [...reading.querySelectorAll('div.exercise, div.solution, details.solution')];
+  out.exercises = exercises.map(e => e.textContent).join(' ').replace(/\s+/g, ' ');
+  exercises.forEach(e => e.remove());
   out.reading = reading.textContent.replace(/\s+/g, ' ');
   out.tables = [...main.querySelectorAll('table')].filter(
     t => !t.closest('.tippy-box') && !t.classList.contains('indextable')).map(t => {
@@ -338,11 +341,16 @@ _CONSTANT = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9](?![\w])")
 _BUILD_WORDS = re.compile(r"\bpapermill\b|\bhidden tests?\b", re.I)
 
 
-def build_word_findings(text: str) -> list[str]:
-    """Build vocabulary in what a student reads (see ``build_words`` above)."""
-    found = [_context(text, m) for m in _MODULE_NAME.finditer(text)]
-    found += [_context(text, m) for m in _CONSTANT.finditer(text)]
-    found += [_context(text, m) for m in _BUILD_WORDS.finditer(text)]
+def build_word_findings(text: str, exercises: str = "") -> list[str]:
+    """Build vocabulary in what a student reads (see ``build_words`` above): in ``text``
+    (prose and captions) and ``exercises`` (exercises and solutions). A public name of the
+    package counts in the prose only: an exercise may ask for a function of that name."""
+    found = []
+    for where in (text, exercises):
+        found += [_context(where, m) for m in _MODULE_NAME.finditer(where)]
+        found += [_context(where, m) for m in _CONSTANT.finditer(where)]
+        found += [_context(where, m) for m in _BUILD_WORDS.finditer(where)]
+    found += parameter_findings(text) + parameter_findings(exercises)
     names = api_names()
     if names:
         words = "|".join(sorted(map(re.escape, names), key=len, reverse=True))

@@ -291,7 +291,7 @@ def test_page_at_1280_px(browser, site, html, screenshots, page_name):
             "console": problems,
             "table": table_findings(content["tables"]),
             "build_words": (
-                build_word_findings(content["reading"])
+                build_word_findings(content["reading"], content["exercises"])
                 if page_name.startswith("notebooks/")
                 else []
             ),

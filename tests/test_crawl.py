@@ -77,6 +77,9 @@ def test_build_words_in_what_a_student_reads():
         "the exact variance dp_swapping_release_variance",
     ):
         assert crawl.build_word_findings(text), text
+    task = "Write a function hockey_stick(p, q, epsilon); try REPS_X = 4"
+    assert len(crawl.build_word_findings("", task)) == 1  # the student's function is fine
+    assert crawl.build_word_findings("the divergence hockey_stick(p, q, epsilon)")
 
 
 def test_citation_block_needs_bibtex_version_date_and_licence():

@@ -19,7 +19,7 @@ The build machinery is the separate package ``dadp_book``; nothing here imports 
 The names below are the flat public API that chapters use.
 """
 
-from dadp_lite import audit, experiments, mechanisms, registry, tables, theory
+from dadp_lite import audit, experiments, mechanisms, registry, tables, theory, words
 from dadp_lite.data import (
     AGE_EDGES,
     ATTRIBUTES,
@@ -134,6 +134,7 @@ __all__ = [
     "swapping",
     "swapping_reference",
     "tables",
+    "words",
     "theory",
     "use_style",
     "write_excerpt",

@@ -15,7 +15,6 @@ alpha our value (with its bootstrap 95% interval) beside the paper's printed val
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Mapping
 from numbers import Integral, Real
@@ -25,8 +24,10 @@ from pandas.io.formats.style import Styler
 
 from dadp_lite.data import dataset_label, is_registered
 from dadp_lite.registry import REGISTRY, get
+from dadp_lite.words import integer as _integer
+from dadp_lite.words import number
 
-__all__ = ["CSS_CLASS", "HEADERS", "header", "number", "readable", "release_table", "show"]
+__all__ = ["CSS_CLASS", "HEADERS", "header", "readable", "release_table", "show"]
 
 #: The class every reader table carries (styled by ``_static/dadp.css``).
 CSS_CLASS = "dadp-table"
@@ -81,42 +82,6 @@ ADJACENCY_WORDS = {
     "qi_replace": "change one record's QI",
 }
 _SNAKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+")
-_SUPERSCRIPT = str.maketrans(
-    "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
-)
-
-
-def number(value: float, digits: int = 3) -> str:
-    """``value`` as a reader reads it: ``digits`` significant digits without trailing
-    zeros (a number of ``digits`` or more figures as the whole number, ``12,750``:
-    separators from 10,000 on), and powers
-    of ten for very small or very large magnitudes (``2.8 \u00d7 10\u207b\u2078``)."""
-    if isinstance(digits, bool) or not isinstance(digits, Integral) or digits < 1:
-        raise ValueError(f"digits must be an int >= 1, got {digits!r}")
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"value must be a real number, got {type(value).__name__}")
-    x = float(value)
-    if math.isnan(x):
-        return MISSING
-    if math.isinf(x):
-        return "\u221e" if x > 0 else "\u2212\u221e"
-    if x == 0:
-        return "0"
-    magnitude = math.floor(math.log10(abs(x)))
-    if magnitude < -3 or magnitude >= 9:
-        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
-        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
-        power = str(int(exponent)).translate(_SUPERSCRIPT)
-        return ("" if mantissa == "1" else f"{mantissa} \u00d7 ") + f"10{power}"
-    if magnitude >= digits - 1:  # no decimals left: the whole number
-        return _integer(round(x))
-    rounded = round(x, digits - 1 - magnitude)
-    text = f"{rounded:.{max(0, digits - 1 - magnitude)}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def _integer(value: int) -> str:
-    return f"{value:,}" if abs(value) >= 10_000 else str(value)
 
 
 def header(column: object, name: object = None) -> str:

@@ -191,30 +191,3 @@ def test_whole_numbers_are_integers_booleans_words_datasets_labels():
     assert ">MA<" in html and ">Outlier<" in html and "ma2019" not in html
     assert ">change one record's QI<" in html and "qi_replace" not in html
     assert "count" not in styler.caption  # integers need no rounding sentence
-
-
-@pytest.mark.parametrize(
-    ("value", "digits", "text"),
-    [
-        (0.5, 3, "0.5"),
-        (2.0, 3, "2"),
-        (0.123456, 3, "0.123"),
-        (2.813e-08, 3, "2.81 \u00d7 10\u207b\u2078"),
-        (1e-5, 2, "10\u207b\u2075"),
-        (12750.4, 3, "12,750"),
-        (139590.0, 4, "139,590"),
-        (7.38905, 3, "7.39"),
-        (0.9999999935, 3, "1"),
-        (-0.00321, 2, "-0.0032"),
-        (float("nan"), 3, tables.MISSING),
-    ],
-)
-def test_number_reads_as_a_person_writes_it(value, digits, text):
-    assert tables.number(value, digits) == text
-
-
-def test_number_refuses_bad_input():
-    with pytest.raises(ValueError, match="digits"):
-        tables.number(1.0, 0)
-    with pytest.raises(TypeError, match="value"):
-        tables.number("1", 3)

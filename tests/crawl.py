@@ -90,7 +90,9 @@ CONTENT_JS = r"""() => {
   out.reading = reading.textContent.replace(/\s+/g, ' ');
   out.tables = [...main.querySelectorAll('table')].filter(
     t => !t.closest('.tippy-box') && !t.classList.contains('indextable')).map(t => {
-      const text = c => (c.textContent || '').trim().replace(/\s+/g, ' ');
+      const text = c => { const copy = c.cloneNode(true);  // formulas are no cell text
+        copy.querySelectorAll('mjx-container, .math').forEach(m => m.remove());
+        return (copy.textContent || '').trim().replace(/\s+/g, ' '); };
       const head = [...t.querySelectorAll('thead th')].map(text);
       const rows = [...t.querySelectorAll('tbody tr')].map(
         r => [...r.querySelectorAll('td')].map(text));
@@ -306,7 +308,8 @@ def table_findings(tables: list[dict]) -> list[str]:
                 if cell in ("True", "False"):
                     found.append(f"{name}: column {j + 1}: {cell}")
                     break
-                if "|" in cell or re.search(r"9{6,}", cell):
+                # a separator, not an absolute value such as |z|
+                if "|" in re.sub(r"\|[^|\s][^|]{0,10}\|", "", cell) or re.search(r"9{6,}", cell):
                     found.append(f"{name}: column {j + 1}: {cell[:50]!r}")
                     break
     return found

@@ -61,6 +61,8 @@ def test_tables_a_person_would_not_print_are_found():
     found = " ".join(crawl.table_findings([bad]))
     for what in ("index column", "'bias_l1'", "'0.500000'", "True", "integers as floats", "|"):
         assert what in found, what
+    absolute = {"caption": "z", "index": 0, "head": ["basis"], "rows": [["largest |z| = 2.5"]]}
+    assert crawl.table_findings([absolute]) == []
     rounded = {"caption": "δ", "index": 0, "head": ["δ"], "rows": [["1.000"], ["0.998"]]}
     assert crawl.table_findings([rounded]) == []  # a rounded probability is no integer
 

@@ -15,13 +15,24 @@ from numbers import Integral, Real
 
 from dadp_lite.data import dataset_label
 
-__all__ = ["MISSING", "datasets", "integer", "listing", "number", "values"]
+__all__ = ["FEATURE_WORDS", "MISSING", "datasets", "features", "integer", "listing", "number",
+           "values"]  # fmt: skip
 
 #: How a missing number is written (a dash).
 MISSING = "\u2014"
 _SUPERSCRIPT = str.maketrans(
     "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 )
+
+
+#: How prose names the five features (``dadp_lite.data.ATTRIBUTES``).
+FEATURE_WORDS = {
+    "race": "race",
+    "sex": "sex",
+    "tenure": "tenure",
+    "age_bracket": "age bracket",
+    "income_over_50k": "income over 50,000",
+}
 
 
 def integer(value: int) -> str:
@@ -77,3 +88,8 @@ def values(numbers: Iterable[float], digits: int = 3) -> str:
 def datasets(names: Iterable[str]) -> str:
     """Datasets by their labels, joined by :func:`listing` (``MA, TX and Outlier``)."""
     return listing(dataset_label(name) for name in names)
+
+
+def features(names: Iterable[str]) -> str:
+    """Features in words, joined by :func:`listing` (``race, sex and age bracket``)."""
+    return listing(FEATURE_WORDS.get(name, str(name).replace("_", " ")) for name in names)

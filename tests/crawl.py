@@ -337,7 +337,7 @@ def api_names() -> frozenset[str]:
 
 
 _MODULE_NAME = re.compile(
-    r"(?<![\w.])(?:dl|dadp_lite|dadp_book|th|ex|np|pd|plt|errata|summaries|tables)"
+    r"(?<![\w.])(?:dl|dadp_lite|dadp_book|th|ex|errata|summaries|tables|words)"
     r"\.[A-Za-z_]\w*"
 )
 _CONSTANT = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9](?![\w])")

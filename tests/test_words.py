@@ -40,5 +40,6 @@ def test_lists_read_as_prose():
     assert words.listing([1, 2, 3]) == "1, 2 and 3"
     assert words.values([0.5, 1.0, 2.0, 4.0]) == "0.5, 1, 2 and 4"
     assert words.datasets(["ma2019", "tx2019", "national2019"]) == "MA, TX and Outlier"
+    assert words.features(["race", "income_over_50k"]) == "race and income over 50,000"
     with pytest.raises(ValueError, match="empty"):
         words.listing([])

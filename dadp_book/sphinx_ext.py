@@ -360,7 +360,7 @@ TitledProofIndex = None  # set by setup() when sphinx-proof is installed
 
 
 # ------------------------------------------------------------------------ folded code
-#: The prompts of a folded code cell (myst-nb's, for every cell alike).
+#: The prompts of a folded code cell.
 FOLD_SHOW, FOLD_HIDE = "Show code", "Hide code"
 
 
@@ -382,9 +382,13 @@ def _fold_code_cells():
                     continue
                 if node.children[0].get("nb_element") != "cell_code_source":
                     continue
-                if not node.get("hide_mode"):
-                    node["hide_mode"] = "input"
+                mode = node.get("hide_mode")
+                if mode in (None, "", "output"):  # a folded output: input and output
+                    node["hide_mode"] = "input+output" if mode == "output" else "input"
+                if node["hide_mode"] == "input":
                     node["prompt_show"], node["prompt_hide"] = FOLD_SHOW, FOLD_HIDE
+                elif node["hide_mode"] == "input+output":  # "source", then "output"
+                    node["prompt_show"], node["prompt_hide"] = "Show the {type}", "Hide the {type}"
 
     return FoldCodeCells
 

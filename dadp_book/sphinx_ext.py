@@ -19,6 +19,7 @@ What it does, each for the reader of the HTML:
   MathJax loads without its 0.4 MB context menu (:func:`light_mathjax`).
 - **Code folded.** Every code cell of a chapter is folded in the HTML, one click away
   (:func:`_fold_code_cells`; the PDF and the student notebooks keep their code).
+- **Exercises numbered per chapter** (:func:`number_exercises_per_chapter`).
 - **Wide content scrolls, with a cue.** ``dadp-scroll.js`` gives a formula or table
   wider than its column keyboard focus, a name and a shadow at the edge that scrolls.
 - **Figures described.** An image that myst-nb writes without alt text (the HTML would
@@ -393,6 +394,18 @@ def _fold_code_cells():
     return FoldCodeCells
 
 
+def number_exercises_per_chapter(app: Any, env: Any) -> list[str]:
+    """Exercises numbered from 1 in each document ("Exercise 3" of its chapter), in their
+    order, instead of across the whole book; references and solutions follow, as they
+    read the same numbers. Runs after Sphinx has numbered the figures."""
+    for kinds in getattr(env, "toc_fignumbers", {}).values():
+        exercises = kinds.get("exercise")
+        if exercises:
+            ordered = sorted(exercises.items(), key=lambda item: item[1])
+            kinds["exercise"] = {key: (i,) for i, (key, _) in enumerate(ordered, 1)}
+    return []
+
+
 #: The script that makes a box scroll with a visible cue and keyboard focus when its
 #: content (a long formula, a wide table) is wider than the column.
 SCROLL_SCRIPT = "dadp-scroll.js"
@@ -427,6 +440,7 @@ def setup(app: Any) -> dict:
     app.connect("builder-inited", share_html_visitors)
     app.connect("builder-inited", add_page_scripts)
     app.add_post_transform(_fold_code_cells())
+    app.connect("env-get-updated", number_exercises_per_chapter, priority=900)
     app.connect("html-page-context", load_chart_assets)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", drop_unused_assets, priority=900)

@@ -48,7 +48,9 @@ class InteractiveChart:
 
         Vega gives the ``<div>`` the role ``graphics-document`` and the chart's
         ``description`` as its accessible name."""
-        code = json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+        # keys in the spec's own order: a tooltip lists its fields as written (the plotted
+        # value first), not alphabetically
+        code = json.dumps(self.to_dict(), separators=(",", ":"))
         code = code.replace("</", "<\\/")  # never close the <script> early
         key = hashlib.sha1(code.encode()).hexdigest()[:12]
         note = json.dumps(_MISSING_BUNDLE)

@@ -20,8 +20,9 @@ What it does, each for the reader of the HTML:
 - **Code folded.** Every code cell of a chapter is folded in the HTML, one click away
   (:func:`_fold_code_cells`; the PDF and the student notebooks keep their code).
 - **Exercises numbered per chapter** (:func:`number_exercises_per_chapter`).
-- **Wide content scrolls, with a cue.** ``dadp-scroll.js`` gives a formula or table
-  wider than its column keyboard focus, a name and a shadow at the edge that scrolls.
+- **Wide content scrolls, with a cue.** ``dadp-layout.js`` gives a formula or table
+  wider than its column keyboard focus, a name and a shadow at the edge that scrolls, and
+  stacks a prose table of four columns or more into one card per row on a phone.
 - **Figures described.** An image that myst-nb writes without alt text (the HTML would
   carry its file path) gets the first sentence of its figure's caption
   (:func:`describe_images`); a cell's ``mystnb: image: alt:`` metadata still wins.
@@ -407,14 +408,15 @@ def number_exercises_per_chapter(app: Any, env: Any) -> list[str]:
 
 
 #: The script that makes a box scroll with a visible cue and keyboard focus when its
-#: content (a long formula, a wide table) is wider than the column.
-SCROLL_SCRIPT = "dadp-scroll.js"
+#: content (a long formula, a wide table) is wider than the column, and stacks a prose
+#: table of four columns or more into cards on a phone.
+LAYOUT_SCRIPT = "dadp-layout.js"
 
 
 def add_page_scripts(app: Any) -> None:
-    """Every HTML page loads :data:`SCROLL_SCRIPT` (deferred)."""
+    """Every HTML page loads :data:`LAYOUT_SCRIPT` (deferred)."""
     if getattr(app.builder, "format", None) == "html":
-        app.add_js_file(SCROLL_SCRIPT, loading_method="defer")
+        app.add_js_file(LAYOUT_SCRIPT, loading_method="defer")
 
 
 # ------------------------------------------------------------------------ PDF edition

@@ -1,7 +1,13 @@
-/* dadp-book: content wider than its column (a long display formula on a phone, a wide
-   table) scrolls inside its own box. Such a box gets keyboard focus (tabindex), a name
-   for screen readers and the class dadp-scrolls, whose shadows (_static/dadp.css) show
-   that there is more to the side. Run after MathJax has typeset and on every resize. */
+/* dadp-book: layout for narrow and wide content (dadp_book/sphinx_ext.py loads it on every
+   page).
+   - Content wider than its column (a long display formula on a phone, a wide table)
+     scrolls inside its own box. Such a box gets keyboard focus (tabindex), a name for
+     screen readers and the class dadp-scrolls, whose shadows (_static/dadp.css) show that
+     there is more to the side. Run after MathJax has typeset and on every resize.
+   - A prose table of four columns or more (the errata's list of findings) becomes one card
+     per row on a phone: each cell carries its column's name (data-label), and the class
+     dadp-stack lets _static/dadp.css stack the cells below 600 px, so no column is hidden
+     off-screen. */
 (function () {
   "use strict";
   var SELECTOR = "main mjx-container[display='true'], main div.math, "
@@ -40,7 +46,22 @@
     if (!document.querySelector(".math") || tries > 200) { mark(); return; }
     setTimeout(function () { afterMath(tries + 1); }, 50);
   }
+  function stackTables() {
+    document.querySelectorAll("main table.table:not(.dadp-table)").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        return th.textContent.trim();
+      });
+      if (heads.length < 4) return;
+      table.classList.add("dadp-stack");
+      table.querySelectorAll("tbody tr").forEach(function (row) {
+        Array.prototype.forEach.call(row.children, function (cell, i) {
+          if (heads[i]) cell.setAttribute("data-label", heads[i]);
+        });
+      });
+    });
+  }
   function start() {
+    stackTables();
     afterMath(0);
     var timer = null;
     window.addEventListener("resize", function () {

@@ -69,7 +69,8 @@ class InteractiveChart:
             "    // a tap on a phone shows the point's tooltip, as hovering does\n"
             '    el.addEventListener("pointerup", function (e) {\n'
             '      if (e.pointerType !== "touch") return;\n'
-            "      var at = {clientX: e.clientX, clientY: e.clientY, bubbles: true, view: window};\n"
+            "      var at = {clientX: e.clientX, clientY: e.clientY, bubbles: true,\n"
+            "                view: window};\n"
             '      e.target.dispatchEvent(new PointerEvent("pointermove",\n'
             '        Object.assign({pointerType: "mouse"}, at)));\n'
             '      e.target.dispatchEvent(new MouseEvent("mousemove", at));\n'

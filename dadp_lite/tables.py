@@ -177,9 +177,10 @@ def _format_number(spec: str):
             return _integer(int(round(float(value))))
         if significant or spec == "g":
             return number(float(value), sig)
-        if float(value).is_integer() and abs(float(value)) >= 10:
-            return _integer(int(value))  # 541, not 541.00
-        return format(float(value), spec)
+        text = format(float(value), spec)
+        if abs(float(value)) >= 10 and re.fullmatch(r"-?\d+\.0+", text):
+            return _integer(round(float(value)))  # 541, not 541.00
+        return text
 
     return fmt
 

@@ -191,3 +191,6 @@ def test_whole_numbers_are_integers_booleans_words_datasets_labels():
     assert ">MA<" in html and ">Outlier<" in html and "ma2019" not in html
     assert ">change one record's QI<" in html and "qi_replace" not in html
     assert "count" not in styler.caption  # integers need no rounding sentence
+    mixed = pd.DataFrame({"alpha": [1.5, 540.9999999, 2.0]})
+    html = tables.show(mixed, caption="Mixed.", digits=2).to_html()
+    assert ">541<" in html and ">1.50<" in html and ">2.00<" in html  # 541.00 reads 541

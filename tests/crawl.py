@@ -363,8 +363,9 @@ def build_word_findings(text: str, exercises: str = "") -> list[str]:
 
 def glossary_terms(path: Path | None = None) -> list[list[str]]:
     """The terms of the glossary page (``book/glossary.md``), one list per entry (a term
-    and its synonyms: the lines that share one definition), read from the source of its
-    ``glossary`` directive. No page, no terms."""
+    and its synonyms: the lines that share one definition, and the two names of a term
+    written ``name (symbol)``), read from the source of its ``glossary`` directive. No
+    page, no terms."""
     path = path or ROOT / "book" / "glossary.md"
     if not path.is_file():
         return []
@@ -391,7 +392,11 @@ def glossary_terms(path: Path | None = None) -> list[list[str]]:
         if defined and current:
             entries.append(current)
             current, defined = [], False
-        current.append(re.sub(r"\s*:\s*\w+$", "", stripped))  # "term : key" index keys
+        term = re.sub(r"\s+:\s+\w+$", "", stripped)  # "term : key" (an index key)
+        current.append(term)
+        alias = re.fullmatch(r"(.+?)\s*\((.+)\)", term)  # "epsilon (ε)": both names count
+        if alias:
+            current += [alias.group(1).strip(), alias.group(2).strip()]
     return entries
 
 

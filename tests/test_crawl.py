@@ -19,6 +19,9 @@ delta
 
 vacuous
   A guarantee that promises nothing.
+
+alpha-fairness (α)
+  The spread of the per-cell biases.
 ```
 """
 
@@ -26,7 +29,12 @@ vacuous
 def test_glossary_terms_are_read_from_the_glossary_directive(tmp_path):
     page = tmp_path / "glossary.md"
     page.write_text(GLOSSARY)
-    assert crawl.glossary_terms(page) == [["epsilon", "ε"], ["delta", "δ"], ["vacuous"]]
+    assert crawl.glossary_terms(page) == [
+        ["epsilon", "ε"],
+        ["delta", "δ"],
+        ["vacuous"],
+        ["alpha-fairness (α)", "alpha-fairness", "α"],
+    ]
     assert crawl.glossary_terms(tmp_path / "missing.md") == []
 
 

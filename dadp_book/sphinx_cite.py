@@ -92,10 +92,21 @@ def _build_info(srcdir: Path) -> dict:
         return {}
 
 
-def _repository(config: Any) -> str:
-    options = getattr(config, "html_theme_options", None) or {}
-    url = str(options.get("repository_url") or "").strip()
+def _repository(srcdir: Path) -> str:
+    """The repository ``_config.yml`` names (``repository: url:``), or "" where it names
+    none (Jupyter Book then fills in its own repository, which is not the book's)."""
+    import yaml
+
+    try:
+        config = yaml.safe_load((srcdir / "_config.yml").read_text()) or {}
+    except (OSError, yaml.YAMLError):
+        return ""
+    url = str((config.get("repository") or {}).get("url") or "").strip()
     return url if re.match(r"https?://\S+$", url) else ""
+
+
+#: What Sphinx calls a project whose configuration names none.
+_NO_NAME = "Project name not set"
 
 
 def add_citation(app: Any, config: Any) -> None:
@@ -104,14 +115,17 @@ def add_citation(app: Any, config: Any) -> None:
     built = _build_info(Path(app.srcdir))
     date = str(built.get("date") or _dt.date.today().isoformat())[:10]
     info = {
-        "title": str(config.project or config.html_title or "dadp-book"),
+        "title": next(
+            (str(t) for t in (config.html_title, config.project) if t and str(t) != _NO_NAME),
+            "dadp-book",
+        ),
         "author": str(config.author or "dadp-book contributors"),
         "year": date[:4],
         "version": _package("Version", str(config.release or config.version or "")),
         "date": date,
         "profile": built.get("profile") or "",
         "licence": _package("License", "see the repository"),
-        "url": _repository(config),
+        "url": _repository(Path(app.srcdir)),
     }
     options = dict(config.html_theme_options or {})
     options["extra_footer"] = str(options.get("extra_footer") or "") + citation_html(info)

@@ -168,3 +168,13 @@ def test_chapter_csv_files_are_found_by_slug(tmp_path):
     found = sphinx_data.chapter_files(tmp_path, "notebooks/07-swapping-bias")
     assert [p.name for p in found] == ["07-swapping-bias-sweep-ma2019.csv"]
     assert sphinx_data.chapter_files(tmp_path, "book/intro") == []
+
+
+def test_the_citation_names_only_a_repository_the_config_names(tmp_path):
+    from dadp_book import sphinx_cite
+
+    assert sphinx_cite._repository(tmp_path) == ""  # no _config.yml
+    (tmp_path / "_config.yml").write_text("title: T\n")
+    assert sphinx_cite._repository(tmp_path) == ""  # none named (Jupyter Book's own is not)
+    (tmp_path / "_config.yml").write_text("repository:\n  url: https://example.org/book\n")
+    assert sphinx_cite._repository(tmp_path) == "https://example.org/book"

@@ -57,6 +57,43 @@ def configure_tips(app: Any, config: Any) -> None:
         raise ConfigError(f"tippy_js must be served from the book, not {remote}")
 
 
+def glossary_tips(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """A glossary term's preview holds its definition also when synonyms share it.
+
+    sphinx-tippy previews a ``<dt>`` with the ``<dd>`` right after it, so of the terms
+    that share one definition (several ``<dt>`` before one ``<dd>``) only the last had it.
+    Runs after sphinx-tippy collected the page (priority 460 > 450)."""
+    pages = getattr(app.env, "tippy_data", {}).get("pages", {})
+    tips = pages.get(pagename, {}).get("id_to_html")
+    body = context.get("body") or ""
+    if tips is None or "glossary" not in body:
+        return
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(body, "html.parser")
+    for listing in soup.select("dl.glossary"):
+        group: list = []
+        for item in listing.find_all(["dt", "dd"], recursive=False):
+            if item.name == "dt":
+                group.append(item)
+                continue
+            for term in group:
+                if term.get("id"):
+                    heads = "".join(str(_bare(t)) for t in group)
+                    tips[str(term["id"])] = heads + str(_bare(item))
+            group = []
+
+
+def _bare(tag: Any) -> Any:
+    """A copy without its ids (the page holds them already) and permalinks."""
+    copy = tag.__copy__()
+    for link in copy.select("a.headerlink"):
+        link.decompose()
+    for node in [copy, *copy.find_all(id=True)]:
+        node.attrs.pop("id", None)
+    return copy
+
+
 def add_tips_script(app: Any) -> None:
     """Every HTML page loads :data:`TIPS_SCRIPT` (after tippy.js, deferred)."""
     if getattr(app.builder, "format", None) == "html":
@@ -67,4 +104,5 @@ def setup(app: Any) -> dict:
     app.setup_extension("sphinx_tippy")
     app.connect("config-inited", configure_tips)
     app.connect("builder-inited", add_tips_script)
+    app.connect("html-page-context", glossary_tips, priority=460)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -178,3 +178,19 @@ def test_the_citation_names_only_a_repository_the_config_names(tmp_path):
     assert sphinx_cite._repository(tmp_path) == ""  # none named (Jupyter Book's own is not)
     (tmp_path / "_config.yml").write_text("repository:\n  url: https://example.org/book\n")
     assert sphinx_cite._repository(tmp_path) == "https://example.org/book"
+
+
+def test_a_glossary_terms_preview_holds_the_definition_its_synonyms_share():
+    from dadp_book import sphinx_tips
+
+    body = (
+        '<dl class="simple glossary"><dt id="term-delta">delta</dt><dt id="term-0">δ</dt>'
+        "<dd><p>The chance the guarantee fails.</p></dd>"
+        '<dt id="term-vacuous">vacuous</dt><dd><p>Promises nothing.</p></dd></dl>'
+    )
+    tips = {"term-delta": "<dt>delta</dt>"}
+    env = SimpleNamespace(tippy_data={"pages": {"book/glossary": {"id_to_html": tips}}})
+    sphinx_tips.glossary_tips(SimpleNamespace(env=env), "book/glossary", "", {"body": body}, None)
+    assert "The chance the guarantee fails." in tips["term-delta"]
+    assert "The chance the guarantee fails." in tips["term-0"] and "δ" in tips["term-0"]
+    assert tips["term-vacuous"] == "<dt>vacuous</dt><dd><p>Promises nothing.</p></dd>"

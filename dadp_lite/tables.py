@@ -95,7 +95,7 @@ def header(column: object, name: object = None) -> str:
     if isinstance(column, bool):
         return "yes" if column else "no"
     if isinstance(column, Real):
-        shown = number(column, 6)
+        shown = number(float(column), 6)
         return f"{header(name)} = {shown}" if name is not None else shown
     text = str(column)
     if text in HEADERS:
@@ -284,6 +284,7 @@ def _headed(data: pd.DataFrame, used: dict, group_by: object | None):
     """``data`` with the headers a reader reads (:func:`header`), the formats and the
     grouping column carried over to them."""
     names = list(data.columns.names)
+    labels: list[object]
     if isinstance(data.columns, pd.MultiIndex):
         labels = [
             tuple(header(part, name) for part, name in zip(column, names))
@@ -470,7 +471,7 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
         "\u03b4 is the exact \u03b4 at the adjacency of each "
         f"proof ({adjacency}). \u2113\u2081 bias and \u03b1 are in records."
     )
-    digits = {
+    digits: dict[object, int | str] = {
         ("", "\u03b5"): "g",
         ("\u03b4", "ours (exact)"): ".4g",
         ("\u03b4", "paper"): ".4g",

@@ -152,18 +152,16 @@ class Encoding:
         if len(parts) != 3 or len(income) != 2 or len(age) != 2:
             raise ValueError(f"label is no encoding's label: {label!r}")
         rule, threshold = income[0].split(" ", 1)
-        settings = dict(
+        fixed = age[0] == "fixed"
+        encoding = cls(
             age_rule=age[0],
+            age_edges=tuple(int(e) for e in age[1].split("-")) if fixed else AGE_EDGES,
+            age_bins=5 if fixed else int(age[1]),
             income_rule=rule,
             income_threshold=float(threshold),
             no_income="zero" if income[1] == "0" else "ipums_code",
             universe=parts[2],
         )
-        if age[0] == "fixed":
-            settings["age_edges"] = tuple(int(e) for e in age[1].split("-"))
-        else:
-            settings["age_bins"] = int(age[1])
-        encoding = cls(**settings)
         if encoding.label != label:
             raise ValueError(f"label is no encoding's label: {label!r}")
         return encoding

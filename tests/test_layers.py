@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dadp_lite"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("_validate", "resources"),
     ("data", "definitions", "metrics", "paper", "verification"),
-    ("histogram",),
+    ("histogram", "words"),
     ("dataset",),
     ("mechanisms", "theory"),
     ("registry", "simulate"),

@@ -16,7 +16,8 @@ import pandas as pd
 
 from dadp_lite.audit import audit_profile
 from dadp_lite.audit.examples import teaching_cases
-from dadp_lite.data import feature_domains
+from dadp_lite.data import ATTRIBUTES, feature_domains
+from dadp_lite.definitions import sampling_probability
 from dadp_lite.errata.record import dataset
 from dadp_lite.experiments import (
     classification_accuracy,
@@ -26,7 +27,7 @@ from dadp_lite.experiments import (
     swapping_sweep,
 )
 from dadp_lite.histogram import Histogram
-from dadp_lite.mechanisms import laplace
+from dadp_lite.mechanisms import CellTable, laplace, mondrian_batch, thin_cells
 from dadp_lite.metrics import alpha_fairness, empirical_bias
 from dadp_lite.registry import REGISTRY
 from dadp_lite.simulate import simulate
@@ -39,6 +40,7 @@ __all__ = [
     "audit_profiles",
     "audit_setup",
     "classification_runs",
+    "k_anonymity_merges",
     "k_anonymity_sweeps",
     "laplace_alpha_replicates",
     "release_tables",
@@ -85,6 +87,30 @@ def k_anonymity_sweeps(names, *, k_values, epsilons, reps: int, seed: int,
     with ``seed + i``), in one frame with a ``dataset`` column. Do not modify it."""
     return _k_anonymity_sweeps(_tuple(names), _tuple(k_values), _tuple(epsilons), reps, seed,
                                n_boot)  # fmt: skip
+
+
+@functools.cache
+def _k_anonymity_merges(names, epsilons, k, reps, seed) -> pd.DataFrame:
+    rows = []
+    for name in names:
+        table = CellTable.from_records(dataset(name).records, ATTRIBUTES, attributes=ATTRIBUTES)
+        for e in epsilons:
+            counts, first = thin_cells(table, sampling_probability(e),
+                                       rng=np.random.default_rng(seed), reps=reps)  # fmt: skip
+            merged = mondrian_batch(table, counts, first, k).merged()
+            below = counts < k
+            rows.append({"dataset": name, "epsilon": e, "below k": below.mean(),
+                         "merged by Mondrian": merged.mean(),
+                         "merged although >= k": (merged & ~below).mean()})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def k_anonymity_merges(names, *, epsilons, k: int, reps: int, seed: int) -> pd.DataFrame:
+    """Chapter 09's count of the cells Mondrian merges after the subsample (all attributes
+    as QI), per dataset and epsilon, each seeded with ``seed``: the shares, over cells and
+    repetitions, of cells below ``k``, merged, and merged although at least ``k``. Do not
+    modify the frame."""
+    return _k_anonymity_merges(_tuple(names), _tuple(epsilons), k, reps, seed)
 
 
 @functools.cache

@@ -11,6 +11,8 @@ from dadp_lite.data import dataset_label
 from dadp_lite.errata.record import Finding, Result, dataset, shown
 from dadp_lite.errata.show import fraction, number, percent
 from dadp_lite.errata.status import (
+    LOOSE_FACTOR,
+    LOOSE_MARGIN,
     Reading,
     Status,
     bound_status,
@@ -26,7 +28,9 @@ from dadp_lite.verification import z_limit
 __all__ = ["FINDINGS", "comparison_picks"]
 
 
-def alpha_cs_bound(*, dataset_names: tuple[str, ...], k: int, epsilons: tuple[float, ...]) -> Result:
+def alpha_cs_bound(
+    *, dataset_names: tuple[str, ...], k: int, epsilons: tuple[float, ...]
+) -> Result:
     """The printed alpha of DP cell suppression against its true alpha on every dataset
     and epsilon of chapter 10."""
     bounds, trues, where = [], [], []
@@ -96,7 +100,8 @@ def alpha_sw_bound(*, dataset_names: tuple[str, ...], epsilons: tuple[float, ...
     sharp = n_q / (n_q - 1)
     status = status.qualified(f"{number(sharp, 3)} times the sharpest bound of its form")
     values = {"ratio-min": shown(ratio.min(), 3), "ratio-max": shown(ratio.max(), 3),
-              "sharp-factor": shown(sharp, 3), "n-q": n_q}  # fmt: skip
+              "sharp-factor": shown(sharp, 3), "sharp-fraction": f"{n_q}/{n_q - 1}",
+              "loose-from": shown(LOOSE_FACTOR * LOOSE_MARGIN, 3), "n-q": n_q}  # fmt: skip
     return Result(status, values)
 
 

@@ -68,8 +68,9 @@ def executed(book_build_dir, book_chapters):
     """
     import time
 
-    from dadp_book.build import execute_book
+    from dadp_book.build import FINDINGS_STORE, execute_book
 
+    os.environ[FINDINGS_STORE] = str(book_build_dir / "findings")  # as dadp-book build does
     stage = book_build_dir / "stage"
     jobs = min(os.cpu_count() or 1, 2)
     start = time.perf_counter()

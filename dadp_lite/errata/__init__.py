@@ -35,6 +35,7 @@ from dadp_lite.errata.catalog import (
     CLAIMS,
     FINDINGS,
     STORE_VARIABLE,
+    VERDICT_WORDS,
     claim_class,
     claim_classes,
     claim_of,
@@ -44,9 +45,11 @@ from dadp_lite.errata.catalog import (
     findings_of_claim,
     get,
     get_claim,
+    glue_book,
     glue_findings,
     glue_values,
     status_key,
+    verdicts,
 )
 from dadp_lite.errata.record import Claim, Finding, Result, Value, shown
 from dadp_lite.errata.show import number
@@ -106,6 +109,7 @@ __all__ = [
     "formula_status",
     "get",
     "get_claim",
+    "glue_book",
     "glue_findings",
     "glue_values",
     "margin_status",
@@ -117,4 +121,6 @@ __all__ = [
     "status_key",
     "typo_status",
     "vacuous",
+    "VERDICT_WORDS",
+    "verdicts",
 ]

@@ -25,7 +25,7 @@ from dadp_lite.errata import baselines, cell_suppression, experiments, fairness,
 from dadp_lite.errata import swapping as swapping_part
 from dadp_lite.errata.claims import CLAIMS
 from dadp_lite.errata.record import Claim, Finding, Result, Value
-from dadp_lite.errata.status import CLAIM_ORDER, Reading, Status
+from dadp_lite.errata.status import CLAIM_ORDER, MUCH_FACTOR, NOT_JUDGED, Reading, Status
 
 __all__ = [
     "CLAIMS",
@@ -40,9 +40,12 @@ __all__ = [
     "findings_of_claim",
     "get",
     "get_claim",
+    "glue_book",
     "glue_findings",
     "glue_values",
     "status_key",
+    "VERDICT_WORDS",
+    "verdicts",
 ]
 
 #: Every finding, in the book's chapter order.
@@ -285,3 +288,80 @@ def class_counts(results: Mapping[str, Result]) -> dict[str, int]:
     counts = {word: classes.count(word) for word in CLAIM_ORDER}
     counts["claims"] = len(classes)
     return counts
+
+
+def glue_book(chapter_values: Mapping[str, Mapping[str, object]]) -> dict[str, Result]:
+    """Evaluate and glue every finding of the book at the values each chapter runs with
+    (``{slug: {NAME: value}}``, what the build passes to the errata and landing pages),
+    and glue the claims: ``claim-<id>`` (its class, or :data:`NOT_JUDGED`),
+    ``claims-<word>`` (how many claims have each class; spaces as hyphens) and
+    ``claims-judged``. Returns ``{finding id: result}``. Needs ``myst_nb``."""
+    from myst_nb import glue
+
+    missing = sorted({f.chapter for f in FINDINGS} - set(chapter_values))
+    if missing:
+        raise ValueError(f"chapter_values lacks the chapter(s) {', '.join(missing)}")
+    results = {}
+    for finding in FINDINGS:
+        results[finding.id] = result = evaluate(finding, chapter_values[finding.chapter])
+        for key, text in glue_values(finding, result).items():
+            glue(key, text, display=False)
+    for claim, word in claim_classes(results).items():
+        glue(f"claim-{claim}", word or NOT_JUDGED, display=False)
+    counts = class_counts(results)
+    for word in CLAIM_ORDER:
+        glue(f"claims-{word.replace(' ', '-')}", counts[word], display=False)
+    glue("claims-judged", counts["claims"], display=False)
+    glue("claims-total", len(CLAIMS), display=False)
+    for topic, word in verdicts(results).items():
+        glue(f"verdict-{topic}", word, display=False)
+    return results
+
+
+#: The verdict words on the paper's conclusion (:func:`verdicts`).
+VERDICT_WORDS = ("stands", "stands in part", "does not stand", "not judged")
+
+
+def verdicts(results: Mapping[str, Result]) -> dict[str, str]:
+    """Whether the paper's conclusion stands, in words the pages glue (one of
+    :data:`VERDICT_WORDS`), from the findings that test it: ``release`` (Laplace and the
+    discrete Gaussian release with less bias and alpha: ``release-ranking``),
+    ``classification`` (``classification-ranking``: "much closer" reproduced, or only
+    "closer", or neither) and ``overall`` (both stand; one of them; neither)."""
+
+    def word(finding_id: str) -> str | None:
+        result = results.get(finding_id)
+        return result.word if result is not None and result.judged else None
+
+    release = {"reproduced": "stands", "not reproduced": "does not stand"}.get(
+        word("release-ranking") or "", "not judged")  # fmt: skip
+    found = results.get("classification-ranking")
+    if found is None or not found.judged:
+        classification = "not judged"
+    elif found.word == "reproduced":
+        classification = "stands"
+    else:
+        closer = [r for r in found.status.readings if r.name.startswith("“closer”")]
+        classification = ("stands in part" if closer and closer[0].word == "reproduced"
+                          or release == "stands" and found.word != "reproduced"
+                          and _worst_is_one(found) else "does not stand")  # fmt: skip
+    judged = [w for w in (release, classification) if w != "not judged"]
+    if not judged:
+        overall = "not judged"
+    elif all(w == "stands" for w in judged):
+        overall = "stands"
+    elif any(w in ("stands", "stands in part") for w in judged):
+        overall = "stands in part"
+    else:
+        overall = "does not stand"
+    return {"release": release, "classification": classification, "overall": overall}
+
+
+def _worst_is_one(result: Result) -> bool:
+    """True if one mechanism alone costs the classifier much (its largest loss at least
+    :data:`~dadp_lite.errata.status.MUCH_FACTOR` times every other mechanism's)."""
+    try:
+        return float(result.number("worst-value")) >= MUCH_FACTOR * float(
+            result.number("worst-rest"))  # fmt: skip
+    except KeyError:
+        return False

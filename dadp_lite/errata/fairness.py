@@ -95,9 +95,9 @@ def alpha_sw_bound(*, dataset_names: tuple[str, ...], epsilons: tuple[float, ...
     status = bound_status(printed, true)
     ratio = np.array(printed) / np.array(true)
     sharp = n_q / (n_q - 1)
-    status = status.qualified(f"{number(sharp, 3)} times the sharpest bound of its form")
+    status = status.qualified(f"{number(sharp, 4)} times the sharpest bound of its form")
     values = {"ratio-min": shown(ratio.min(), 3), "ratio-max": shown(ratio.max(), 3),
-              "sharp-factor": shown(sharp, 3), "sharp-fraction": f"{n_q}/{n_q - 1}",
+              "sharp-factor": shown(sharp, 4), "sharp-fraction": f"{n_q}/{n_q - 1}",
               "loose-from": shown(LOOSE_FACTOR * LOOSE_MARGIN, 3), "n-q": n_q}  # fmt: skip
     return Result(status, values)
 

@@ -280,8 +280,10 @@ def _audit_profiles(epsilons, trials, bound, k, qi, rate, seed, search_pairs, ti
                       for entry in REGISTRY.values()], ignore_index=True)  # fmt: skip
 
 
-def audit_profiles(*, epsilons, trials: int, bound: int, k: int, qi, rate: float, seed: int,
-                   search_pairs: int, tightness_trials, epsilon: float) -> pd.DataFrame:  # fmt: skip
+def audit_profiles(
+    *, epsilons, trials: int, bound: int, k: int, qi, rate: float, seed: int,
+    search_pairs: int, tightness_trials, epsilon: float,
+) -> pd.DataFrame:  # fmt: skip
     """Chapter 14's audits: every registered mechanism on its worst-case pair in the audit
     universe, at every epsilon, ``trials`` outputs per side. Do not modify the frame."""
     return _audit_profiles(_tuple(epsilons), trials, bound, k, _tuple(qi), rate, seed,

@@ -114,8 +114,7 @@ MEANINGS: dict[str, str] = {
         "the paper's own numbers support"
     ),
     "reproduced": (
-        "an experiment's printed number or claim agrees with ours within its Monte Carlo "
-        "error"
+        "an experiment's printed number or claim agrees with ours within its Monte Carlo error"
     ),
     "not reproduced": "it disagrees with ours beyond its Monte Carlo error",
 }

@@ -101,7 +101,7 @@ def _k_anonymity_merges(names, epsilons, k, reps, seed) -> pd.DataFrame:
     for name in names:
         table = CellTable.from_records(dataset(name).records, ATTRIBUTES, attributes=ATTRIBUTES)
         for e in epsilons:
-            counts, first = thin_cells(table, sampling_probability(e),
+            counts, first = thin_cells(table, float(sampling_probability(e)),
                                        rng=np.random.default_rng(seed), reps=reps)  # fmt: skip
             merged = mondrian_batch(table, counts, first, k).merged()
             below = counts < k

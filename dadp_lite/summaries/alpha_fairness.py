@@ -10,6 +10,7 @@ glued by :func:`dadp_lite.errata.glue_findings`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ def verification_values(verification: pd.DataFrame) -> dict:
     }
 
 
-def laplace_floor_values(row: Mapping[str, object]) -> dict:
+def laplace_floor_values(row: Mapping[str, Any]) -> dict:
     """The Laplace row of the floor table (dataset, epsilon, alpha exact, simulated and
     predicted): its numbers, and the share of the simulated alpha that is Monte Carlo
     noise (``floor_share``, 1 - exact / simulated)."""

@@ -309,19 +309,21 @@ def _single_page_notebook(root: Path, slug: str, notebook: Path, destination: Pa
 
 
 def render_single_chapter(root: Path, slug: str, notebook: Path, destination: Path) -> Path:
-    """One-chapter build into ``destination`` (non-strict: links to absent pages are text)."""
+    """One-chapter build into ``destination`` (non-strict: links to absent pages are text),
+    with the references and the glossary, so that citations and ``{term}`` links resolve."""
     with temp_folder(destination.parent, f"html-{slug}") as work:
         stage = work / "stage"
         (stage / "notebooks").mkdir(parents=True)
         (stage / "book").mkdir()
         shutil.copy2(root / "_config.yml", stage / "_config.yml")
         copy_static(root, stage)
-        for name in ("references.md", "references.bib"):
+        for name in ("references.md", "references.bib", "glossary.md"):
             if (root / "book" / name).is_file():
                 shutil.copy2(root / "book" / name, stage / "book" / name)
         toc = {"format": "jb-book", "root": f"notebooks/{slug}"}
-        if (stage / "book" / "references.md").is_file():
-            toc["chapters"] = [{"file": "book/references"}]
+        pages = [p for p in ("references", "glossary") if (stage / "book" / f"{p}.md").is_file()]
+        if pages:
+            toc["chapters"] = [{"file": f"book/{p}"} for p in pages]
         (stage / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
         _single_page_notebook(root, slug, notebook, stage / "notebooks" / f"{slug}.ipynb")
         html = render_html(stage, work, strict=False)

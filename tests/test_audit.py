@@ -457,7 +457,7 @@ def test_only_the_swapping_theorem_and_the_dg_column_are_below_the_exact_delta()
         for e in PRIVATE
         if e.source != "book"
         for claim, word in _statuses(e, PAPER_EPSILONS).items()
-        if word == "wrong"
+        if word == "false"
     }
     assert wrong == WRONG_CLAIMS
 

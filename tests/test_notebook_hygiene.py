@@ -273,20 +273,38 @@ def _builds_text(node) -> bool:
     return False
 
 
-def _sentences_in_cells(slug: str) -> list[str]:
-    """Glue calls whose value is text assembled in the chapter (directly, or through a name
-    assigned such text earlier in the chapter)."""
+def _is_phrasebook(node) -> bool:
+    """A dict literal whose values are all string constants: a chapter's phrasebook, the
+    sentence to show for each verdict (typed in the chapter, chosen by a verdict)."""
     import ast
 
-    found, texts = [], set()
+    return (
+        isinstance(node, ast.Dict)
+        and bool(node.values)
+        and all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.values)
+    )
+
+
+def _sentences_in_cells(slug: str) -> list[str]:
+    """Glue calls whose value is text assembled in the chapter (directly, or through a name
+    assigned such text earlier in the chapter). A sentence looked up in a phrasebook (a
+    dict literal of strings, indexed by a verdict) is not assembled: it is allowed."""
+    import ast
+
+    found, texts, books = [], set(), set()
     for cell in _code_cells(_source(slug)):
         tree = ast.parse(_without_front_matter(cell))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and _builds_text(node.value):
+            if isinstance(node, ast.Assign) and _is_phrasebook(node.value):
+                books |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.Assign) and _builds_text(node.value):
                 texts |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and _call_name(node) == "glue" and len(node.args) > 1:
                 value = node.args[1]
+                if (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)
+                        and value.value.id in books and not _builds_text(value.slice)):  # fmt: skip
+                    continue
                 uses = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
                 if _builds_text(value) or uses & texts:
                     found.append(ast.unparse(node)[:70])

@@ -1,10 +1,9 @@
-"""dadp_lite.summaries.classification: the classification chapter's numbers and phrases,
+"""dadp_lite.summaries.classification: the classification chapter's numbers and verdicts,
 on small tables whose answers are known."""
 
 import pandas as pd
 import pytest
 
-from dadp_lite.errata import Status
 from dadp_lite.summaries import classification as sc
 
 
@@ -18,11 +17,11 @@ def _baselines(majority=(0.6, 0.7), accuracy=(0.65, 0.69)):
 
 def test_baseline_values_count_the_datasets_where_the_baseline_beats_the_majority():
     values = sc.baseline_values(_baselines())
-    assert values["baseline_beats"] == "beats the majority-class rate on 1 of 2 datasets"
+    assert (values["baseline_beats_n"], values["datasets_n"]) == (1, 2)
     assert values["first_name"] == "MA" and values["first_ceiling"] == 0.7
     assert values["headroom_pp"] == pytest.approx(5.0)
     both = sc.baseline_values(_baselines(accuracy=(0.65, 0.71)))
-    assert both["baseline_beats"] == "beats the majority-class rate on 2 of 2 datasets"
+    assert both["baseline_beats_n"] == 2
 
 
 def _margins():
@@ -35,16 +34,8 @@ def _margins():
     return pd.DataFrame(rows, columns=columns)
 
 
-def test_margin_values_find_the_smallest_margin_and_count_the_clear_excesses():
-    claim, ahead = Status("not reproduced", "basis", 0.0), Status("reproduced", "b", 0.0)
-    values = sc.margin_values(_margins(), limit=2.0, claim=claim, ahead=ahead)
-    assert values["n_margins"] == 4 and values["n_settings"] == 2
-    assert values["n_much"] == 1  # 3.0 - 2 * 0.1 > 0; 0.05 - 0.2 and 0.2 - 0.2 are not
-    assert values["smallest_margin"] == 0.3
-    assert values["smallest_lower"] == pytest.approx(0.1)
-    assert values["smallest_upper"] == pytest.approx(0.5)
-    assert values["smallest_where"] == "Laplace against DP cell suppression on MA at epsilon = 0.5"
-    assert values["claim_basis"] == "basis" and values["ahead_word"] == "reproduced"
+def test_margin_values_give_the_design():
+    assert sc.margin_values(_margins(), limit=2.0) == {"n_settings": 2, "margin_limit": 2.0}
 
 
 def _results(swapping_loss=7.0):
@@ -57,21 +48,14 @@ def _results(swapping_loss=7.0):
     return pd.DataFrame(rows)
 
 
-def test_loss_values_name_the_mechanism_that_loses_most_and_say_why_for_swapping_race():
+def test_loss_values_say_why_for_swapping_race_only():
     values = sc.loss_values(_results(), epsilon=0.5, qi=["race"])
-    assert values["worst_label"] == "DP swapping"
-    assert values["worst_value"] == pytest.approx(7.0)
-    assert values["worst_rest"] == pytest.approx(1.0)
-    assert values["worst_laplace"] == pytest.approx(0.5)
-    assert values["worst_why"] == sc.SWAPPING_RACE_WHY
-    assert values["hurts_balanced_min"] == pytest.approx(0.63)
-    assert sc.loss_values(_results(), epsilon=0.5, qi=["sex"])["worst_why"] == ""
-
-
-def test_loss_values_without_a_reason_when_another_mechanism_loses_most():
-    values = sc.loss_values(_results(swapping_loss=0.1), epsilon=0.5, qi=["race"])
-    assert values["worst_label"] == "DP k-anonymity" and values["worst_why"] == ""
-    assert values["worst_rest"] == pytest.approx(0.5)
+    assert values == {"hurts_balanced_min": pytest.approx(0.63), "hurts_why": "swapping-race"}
+    assert sc.loss_values(_results(), epsilon=0.5, qi=["sex"])["hurts_why"] == "other"
+    other = sc.loss_values(_results(swapping_loss=0.1), epsilon=0.5, qi=["race"])
+    assert other["hurts_why"] == "other"  # DP k-anonymity loses most
+    assert other["hurts_balanced_min"] == pytest.approx(0.69)
+    assert set(sc.HURTS_VERDICTS) == {"swapping-race", "other"}
 
 
 def test_bad_inputs_are_refused_by_name():
@@ -82,4 +66,4 @@ def test_bad_inputs_are_refused_by_name():
     with pytest.raises(ValueError, match="empty"):
         sc.baseline_values(_baselines().iloc[:0])
     with pytest.raises(TypeError, match="margins"):
-        sc.margin_values([], limit=1.0, claim=None, ahead=None)
+        sc.margin_values([], limit=1.0)

@@ -1,5 +1,5 @@
-"""dadp_lite.summaries.release_tables: the data-release chapter's phrases, on small tables
-whose answers are known, each wording choice in both of its branches."""
+"""dadp_lite.summaries.release_tables: the data-release chapter's counts and verdicts, on
+small tables whose answers are known, each verdict in each of its branches."""
 
 import math
 
@@ -7,55 +7,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dadp_lite.errata import Status
 from dadp_lite.summaries import release_tables as rt
 from dadp_lite.theory.fairness import swapping_bias_spread
 
 
-def test_words_lists_and_phrases():
+def test_words_and_the_comparison_scope():
     assert rt.words(("race", "sex")) == "race, sex"
-    assert rt.epsilons_phrase([0.5, 1.0, 2.0]) == "0.5, 1, 2"
-    assert rt.epsilons_phrase([]) == "no epsilon"
-    assert rt.places(["ma2019", "tx2019"], [0.5, 4.0]) == "MA at epsilon = 0.5; TX at epsilon = 4"
-    assert rt.places([], []) == "none"
-
-
-def test_status_word_says_not_compared_without_a_status():
-    assert rt.status_word(Status("wrong", "b", 0.0)) == "wrong"
-    assert rt.status_word(None) == "not compared"
-    with pytest.raises(TypeError, match="status"):
-        rt.status_word("wrong")
-
-
-def test_comparison_scope_names_the_printed_rows_or_says_there_are_none():
     assert rt.comparison_scope(["ma2019", "tx2019"], [0.5, 4.0]) == {
-        "cmp_scope": "MA, TX at epsilon = 0.5, 4"
-    }
-    assert rt.comparison_scope([], [])["cmp_scope"].startswith("none in this run")
-
-
-@pytest.mark.parametrize(
-    "paper_sd, compared, side, starts",
-    [(10.0, True, "below", "By part 1"), (1.0, True, "below", "A simulation"),
-     (-10.0, True, "above", "A simulation"), (0.0, False, "above", "The paper prints no")],
-)  # fmt: skip
-def test_laplace_position_infers_only_beyond_the_limit(paper_sd, compared, side, starts):
-    values = rt.laplace_position(paper_sd, limit=5.0, compared=compared)
-    assert values["lap_paper_side"] == side and values["lap_inference"].startswith(starts)
-    assert values["lap_paper_sd"] == (abs(paper_sd) if compared else 0.0)
-
-
-def test_relative_bias_says_whether_laplace_has_the_smallest_bias():
-    all_above = rt.relative_bias({"dp_swapping": np.array([2.0, 3.0])})["rel_conclusion"]
-    assert "against DP swapping." in all_above and all_above.endswith("holds here.")
-    mixed = rt.relative_bias(
-        {"dp_swapping": np.array([2.0, 3.0]), "discrete_gaussian": np.array([0.8, 0.9]),
-         "dp_cell_suppression": np.array([0.9, 1.2])}
-    )["rel_conclusion"]  # fmt: skip
-    assert "against DP swapping, and the larger against discrete Gaussian." in mixed
-    assert mixed.endswith("named first only.")
-    none = rt.relative_bias({"discrete_gaussian": np.array([0.8])})["rel_conclusion"]
-    assert "against no other mechanism, and the larger against discrete Gaussian" in none
+        "cmp_datasets": "MA, TX", "cmp_epsilons": "0.5, 4", "cmp_printed": 1}  # fmt: skip
+    assert rt.comparison_scope([], []) == {"cmp_datasets": "-", "cmp_epsilons": "-",
+                                           "cmp_printed": 0}  # fmt: skip
 
 
 def _spread(largest_group_holds_extremes: bool):
@@ -65,86 +26,78 @@ def _spread(largest_group_holds_extremes: bool):
     return swapping_bias_spread(np.array([[10, 9, 9], [0, 0, 8]]))
 
 
-def test_swapping_structure_says_where_the_extremes_lie():
+def test_swapping_structure_counts_where_the_extremes_lie():
     inside, outside = _spread(True), _spread(False)
     assert inside.in_largest_group and not outside.in_largest_group
-    text = rt.swapping_structure({"ma2019": inside, "tx2019": outside})["sw_structure"]
-    assert text.startswith("both extremes lie in the group of the largest cell on MA; not on TX")
-    assert f"({inside.largest}, {inside.group_min}, {inside.smallest}) on MA" in text
-    only_out = rt.swapping_structure({"tx2019": outside})["sw_structure"]
-    assert only_out.startswith("not on TX, with (x_n, m, x_1) = ")
+    assert rt.swapping_structure({"ma2019": inside, "tx2019": outside}) == {
+        "sw_inside_n": 1, "sw_histograms_n": 2}  # fmt: skip
+    with pytest.raises(ValueError, match="empty"):
+        rt.swapping_structure({})
 
 
-def _swapping_rows():
+def test_swapping_implied_counts_rows_each_side_of_our_largest_cell():
+    rows = pd.DataFrame({"dataset": ["ma2019"] * 3 + ["tx2019"],
+                         "implied x_n": [8.0, 12.0, 10.0, 5.0]})  # fmt: skip
+    values = rt.swapping_implied(rows, {"ma2019": _spread(True), "tx2019": _spread(True)})
+    assert values == {"sw_implied_smaller_n": 2, "sw_implied_larger_n": 1,
+                      "sw_implied_rows_n": 4}  # fmt: skip
+    with pytest.raises(ValueError, match="lacks a dataset"):
+        rt.swapping_implied(rows, {"ma2019": _spread(True)})
+    with pytest.raises(ValueError, match="implied x_n"):
+        rt.swapping_implied(rows.drop(columns="implied x_n"), {})
+
+
+def _columns():
+    # MA: the Laplace column's rounded reading reproduces it; cell suppression fits only in
+    # sample; swapping neither. Plus DP swapping's alpha.
     return pd.DataFrame(
-        {"dataset": ["ma2019"] * 2 + ["tx2019"] * 2, "epsilon": [0.5, 4.0] * 2,
-         "alpha_exact": [100.0, 50.0, 100.0, 50.0], "paper_alpha": [80.0, 60.0, 90.0, 45.0],
-         "alpha": [100.0, 50.0, 100.0, 50.0], "alpha_se": [1.0, 1.0, 0.0, 0.0],
-         "implied x_n": [8.0, 12.0, 5.0, 6.0]}
-    ).assign(**{"exact / paper": lambda f: f["alpha_exact"] / f["paper_alpha"]})  # fmt: skip
-
-
-def test_swapping_alpha_phrases():
-    spreads = {"ma2019": _spread(True), "tx2019": _spread(True)}  # largest cell: 10
-    values = rt.swapping_alpha(_swapping_rows(), spreads, n_datasets=2)
-    assert values["sw_below_eps"] == "0.5"  # below on both datasets only at 0.5
-    assert values["sw_alpha_ratios"] == "1.25-1.25 on MA; 1.11-1.11 on TX"
-    assert values["sw_alpha_verdicts"].startswith("not reproduced on MA (largest |z| = ")
-    assert "TX" not in values["sw_alpha_verdicts"]  # no spread: not judged
-    assert values["sw_implied"] == "8 records on MA (ours: 10); 5 records on TX (ours: 10)"
-    assert values["sw_implied_direction"] == (
-        "smaller at epsilon = 0.5 and larger at 4 on MA; smaller than ours at every epsilon on TX"
-    )
-
-
-def test_swapping_alpha_larger_everywhere_and_nothing_to_compare():
-    rows = _swapping_rows().assign(**{"implied x_n": 20.0})
-    values = rt.swapping_alpha(rows, {"ma2019": _spread(True), "tx2019": _spread(True)},
-                               n_datasets=2)  # fmt: skip
-    assert values["sw_implied_direction"].startswith("larger than ours at every epsilon on MA")
-    empty = rt.swapping_alpha(rows.iloc[:0], {}, n_datasets=2)
-    assert empty["sw_alpha_verdicts"] == "not compared" and empty["sw_below_eps"] == "no epsilon"
-
-
-def _reading(identified=True, score=0.01, tied=1):
-    return pd.DataFrame(
-        [{"dataset": "ma2019", "encoding": "A", "n_cells": 480, "score": score,
-          "runner_up": "B", "runner_up_score": 0.02, "share": 0.97, "tied": tied,
-          "identified": identified}]
+        {"dataset": ["ma2019"] * 5,
+         "column": ["laplace", "laplace_rounded", "dp_cell_suppression", "dp_swapping", "sw"],
+         "best_encoding": ["a | >= 50000", "a | > 50000", "b | >= 50000", "c | >= 50000", "d"],
+         "score": [0.2, 0.01, 0.01, 0.04, math.log(1.2)],
+         "best_within": [False, True, True, True, False],
+         "reproduced": [False, True, False, False, False]}
     )  # fmt: skip
 
 
-def test_encoding_verdicts_call_an_encoding_the_papers_only_if_identified_and_close():
-    good = rt.encoding_verdicts(_reading(), within=0.05, identified_share=0.95)["enc_verdicts"]
-    assert good.startswith("MA: the best fit of the two selection columns is 'A' (480 cells")
-    assert good.endswith("That is the paper's reading, identified.")
-    far = rt.encoding_verdicts(_reading(score=math.log(1.2), identified=False, tied=3),
-                               within=0.05, identified_share=0.95)["enc_verdicts"]  # fmt: skip
-    assert "tied with 2 other label(s))" in far
-    assert far.endswith("not identified: the best fit is off by more than 5% and it wins "
-                        "fewer than 95% of the replicates.")  # fmt: skip
-    empty = rt.encoding_verdicts(_reading().iloc[:0], within=0.05, identified_share=0.95)
-    assert empty["enc_verdicts"] == "Nothing to compare in this run."
+def test_encoding_counts_count_each_printed_column_once():
+    values = rt.encoding_counts(_columns(), swapping_column="sw")
+    assert values["enc_printed_n"] == 3  # laplace (two readings), suppression, swapping
+    assert values["enc_in_sample_only_n"] == 2  # suppression and swapping
+    assert (values["sw_enc_n"], values["sw_enc_reproduced_n"]) == (1, 0)
+    assert values["sw_enc_best_pct"] == pytest.approx(20.0)
+    none = rt.encoding_counts(_columns().iloc[:4], swapping_column="sw")
+    assert (none["sw_enc_n"], none["sw_enc_best_pct"]) == (0, 0.0)
 
 
-def test_encoding_columns_separate_out_of_sample_from_in_sample():
-    columns = pd.DataFrame(
-        {"dataset": ["ma2019"] * 3, "column": ["laplace", "dp_cell_suppression", "sw"],
-         "best_encoding": ["x >= 50000", "y", "z"], "reproduced": [True, False, False],
-         "best_within": [True, True, False], "identified": [True, False, False],
-         "ratio_min": [1.0, 1.0, 0.9], "ratio_max": [1.0, 1.0, 1.1],
-         "held_out_ratio_min": [1.0, 1.0, math.nan], "held_out_ratio_max": [1.0, 1.0, math.nan]}
-    )  # fmt: skip
-    values = rt.encoding_columns(columns, swapping_column="sw")
-    assert values["enc_reproduced_list"] == "MA Laplace"
-    assert values["enc_in_sample_only"] == "MA DP cell suppression"
-    assert values["enc_ge_list"] == "MA Laplace"
-    assert (values["enc_reproduced_n"], values["enc_columns_n"], values["enc_identified_n"]) == (
-        1, 2, 1)  # fmt: skip
-    assert values["sw_enc_verdict"] == (
-        "MA: not reproduced out of sample (none); the best of the candidates on this column "
-        "alone gives 0.90-1.10"
-    )
+def _search(twin_ratio: float):
+    rows = []
+    for encoding, ratio in [("b | >= 50000", 1.01), ("b | > 50000", twin_ratio),
+                            ("c | >= 50000", 1.02), ("c | > 50000", 1.03)]:  # fmt: skip
+        column = "dp_cell_suppression" if encoding.startswith("b") else "dp_swapping"
+        rows.append({"dataset": "ma2019", "column": column, "encoding": encoding,
+                     "log_ratio": math.log(ratio)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("twin, verdict, n_within", [(1.04, "indistinguishable", 2),
+                                                     (1.2, "contradicts", 1)])  # fmt: skip
+def test_income_cut_asks_whether_the_other_cut_fits_as_well(twin, verdict, n_within):
+    values = rt.income_cut(_search(twin), _columns(), within=0.05)
+    assert values["ge_verdict"] == verdict
+    assert (values["ge_n"], values["ge_twin_within_n"]) == (2, n_within)
+    assert values["ge_twin_pct_max"] == pytest.approx(100 * (max(twin, 1.03) - 1))
+
+
+def test_income_cut_without_such_a_fit_and_refusals():
+    columns = _columns().assign(best_encoding="x | > 50000")
+    assert rt.income_cut(_search(1.0), columns, within=0.05) == {
+        "ge_n": 0, "ge_twin_within_n": 0, "ge_twin_pct_max": 0.0, "ge_verdict": "none"}  # fmt: skip
+    with pytest.raises(ValueError, match="within"):
+        rt.income_cut(_search(1.0), columns, within=5)
+    with pytest.raises(ValueError, match="log_ratio"):
+        rt.income_cut(_search(1.0).drop(columns="log_ratio"), columns, within=0.05)
+    assert set(rt.INCOME_VERDICTS) == {"none", "indistinguishable", "contradicts"}
 
 
 def test_rounded_releases_compare_the_spread_of_the_ratios():
@@ -153,6 +106,9 @@ def test_rounded_releases_compare_the_spread_of_the_ratios():
          "column": ["laplace", "laplace", "laplace_rounded", "laplace_rounded"],
          "ratio": [0.8, 1.0, 0.95, 1.0]}
     )  # fmt: skip
-    text = rt.rounded_releases(search, _reading())["enc_rounded"]
-    assert text == "1.25 for plain and 1.05 for rounded releases on MA"
-    assert rt.rounded_releases(search, _reading().iloc[:0])["enc_rounded"] == "not compared"
+    reading = pd.DataFrame({"dataset": ["ma2019"], "encoding": ["A"]})
+    values = rt.rounded_releases(search, reading)
+    assert values["enc_plain_spread_min"] == values["enc_plain_spread_max"] == pytest.approx(1.25)
+    assert values["enc_rounded_spread_max"] == pytest.approx(1.0 / 0.95)
+    empty = rt.rounded_releases(search, reading.iloc[:0])
+    assert all(math.isnan(v) for v in empty.values())

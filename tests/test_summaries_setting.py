@@ -7,26 +7,6 @@ import pytest
 
 from dadp_lite.summaries import setting
 
-DELTAS = {"replace": 0.9, "add_remove": 0.8, "qi_replace": 0.1}
-
-
-def test_adjacency_deltas_lists_the_setting_and_every_adjacency():
-    out = setting.adjacency_deltas("MA", ["race", "sex"], 0.5, DELTAS)
-    assert out["qi_label"] == "race, sex" and out["first_dataset"] == "MA"
-    assert out["adjacency_eps"] == 0.5
-    assert {k: out[f"delta_{k}"] for k in DELTAS} == DELTAS
-
-
-def test_adjacency_deltas_with_one_quasi_identifier():
-    assert setting.adjacency_deltas("MA", ["race"], 1, DELTAS)["qi_label"] == "race"
-
-
-def test_adjacency_deltas_refuses_a_missing_adjacency_or_a_bare_string():
-    with pytest.raises(ValueError, match="adjacency"):
-        setting.adjacency_deltas("MA", ["race"], 0.5, {"replace": 0.9})
-    with pytest.raises(TypeError, match="qi"):
-        setting.adjacency_deltas("MA", "race", 0.5, DELTAS)
-
 
 def test_sparsity_counts_empty_and_small_cells():
     out = setting.sparsity(np.array([0, 0, 1, 5, 9]), 2)

@@ -341,7 +341,8 @@ def verdicts(results: Mapping[str, Result]) -> dict[str, str]:
     elif found.word == "reproduced":
         classification = "stands"
     else:
-        closer = [r for r in found.status.readings if r.name.startswith("“closer”")]
+        readings = found.status.readings if found.status is not None else ()
+        closer = [r for r in readings if r.name.startswith("“closer”")]
         classification = ("stands in part" if closer and closer[0].word == "reproduced"
                           or release == "stands" and found.word != "reproduced"
                           and _worst_is_one(found) else "does not stand")  # fmt: skip

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -19,6 +18,7 @@ from dadp_lite.errata.runs import (
     audit_setup,
     classification_runs,
     laplace_alpha_replicates,
+    release_encodings,
     release_tables,
 )
 from dadp_lite.errata.show import SUPERSCRIPTS, fraction, listing, number, one_minus_power
@@ -35,20 +35,30 @@ from dadp_lite.errata.status import (
 )
 from dadp_lite.experiments import TABLE_MECHANISMS, classification_margins
 from dadp_lite.experiments import encodings as enc
-from dadp_lite.paper import PAPER_REPS, paper_value
-from dadp_lite.plotting import MECHANISM_LABELS
+from dadp_lite.paper import PAPER_K, PAPER_QI, PAPER_REPS, paper_value
 from dadp_lite.registry import REGISTRY, get
 from dadp_lite.theory import baselines
 from dadp_lite.theory import cell_suppression as cs
 from dadp_lite.verification import t_limit, z_limit
 
-__all__ = ["ALPHA_REPLICATES", "DELTA_DECIMALS", "FINDINGS", "printed_rows"]
+__all__ = [
+    "ALPHA_REPLICATES",
+    "BLANK",
+    "DELTA_DECIMALS",
+    "FINDINGS",
+    "NO_SPREAD",
+    "interval_text",
+    "no_spread",
+    "printed_rows",
+]
 
 #: Independent experiments of the paper's 200 repetitions behind the run-to-run spread of
 #: the Laplace alpha column.
 ALPHA_REPLICATES = 100
 #: Decimals of the printed delta columns.
 DELTA_DECIMALS = 3
+#: How findings name a mechanism: its registry label (the figures' labels, one layer down).
+MECHANISM_LABELS = {name: entry.label for name, entry in REGISTRY.items()}
 _UNIT = 10.0**-DELTA_DECIMALS  # one unit of the last printed digit
 _NOT_PRINTED = "the paper prints Tables 1-3 for MA, TX and Outlier at ε = 0.5, 1, 2 and 4 only"
 _REPS = (f"the printed numbers are statistics of {PAPER_REPS} repetitions; this run has a "
@@ -78,21 +88,39 @@ def _where(row) -> str:
 
 
 # ------------------------------------------------------------------- chapter 12
+#: What a value reads where the run leaves nothing of the paper to compare it with.
+BLANK = "–"
+
+
+def _blank(reason: str, names: tuple[str, ...]) -> Result:
+    """Not judged, every value the chapter quotes shown as :data:`BLANK`, so that its prose
+    reads the same keys at any parameter values."""
+    return Result(None, {name: shown(BLANK) for name in names}, reason)
+
+
+_BIAS_VALUES = ("exact-first", "paper-first", "where-first", "sd-first", "side-first", "z-max",
+                "n-compared", "enc-reproduced", "n-encodings")  # fmt: skip
+
+
 def tables_bias(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
     """The printed bias columns against the exact l1 bias of our histogram, Laplace (whose
     bias is a closed form), with the Monte Carlo spread of one statistic of the paper's 200
-    repetitions; and what the encoding search of chapter 12 says of every bias column."""
+    repetitions; and what chapter 12's encoding search says of every printed bias column
+    (Laplace, DP cell suppression, DP swapping per dataset; the Laplace column counted once,
+    reproduced if either of its two readings is)."""
     lap = printed_rows(_tables(names, epsilons, reps, seed, k, qi, n_boot), "laplace")
     if lap.empty:
-        return Result(None, reason=_NOT_PRINTED)
+        return _blank(_NOT_PRINTED, _BIAS_VALUES)
     spread = lap["bias_l1_se"].to_numpy() * math.sqrt(reps / PAPER_REPS)
     ours = reproduced_status(lap["bias_l1_exact"], lap["paper_bias_l1"], spread)
     z = (lap["bias_l1_exact"] - lap["paper_bias_l1"]).to_numpy() / spread
     if ours.word == "not reproduced" and np.all(z > 0):
         ours = ours.qualified("below the exact bias: the histogram differs")
-    printed = tuple(n for n in names if n in set(lap["dataset"]))
-    summary = enc.column_summary(_search(printed, k, tuple(qi), tuple(epsilons), reps))
-    other = claim_status([bool(r) for r in summary["reproduced"]])
+    columns = release_encodings(names, epsilons=epsilons)[1]
+    columns = columns[columns["column"] != enc.SWAPPING_ALPHA]
+    printed = columns.assign(printed=columns["column"].map(enc.PAPER_COLUMN))
+    per_column = printed.groupby(["dataset", "printed"], sort=False)["reproduced"].any()
+    other = claim_status([bool(r) for r in per_column])
     status = ours.tried(
         ours.as_reading("our encoding of the records"),
         other.as_reading(f"the best of {len(enc.candidate_encodings())} encodings, chosen "
@@ -100,16 +128,12 @@ def tables_bias(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
     )  # fmt: skip
     first = lap.iloc[0]
     values = {"exact-first": first.bias_l1_exact, "paper-first": first.paper_bias_l1,
-              "where-first": _where(first), "sd-first": shown(z[0], 3),
+              "where-first": _where(first), "sd-first": shown(abs(z[0]), 3),
+              "side-first": "below" if z[0] > 0 else "above",
               "z-max": shown(np.abs(z).max(), 3), "n-compared": len(lap),
-              "enc-reproduced": fraction(int(summary["reproduced"].sum()), len(summary)),
+              "enc-reproduced": fraction(int(per_column.sum()), len(per_column)),
               "n-encodings": len(enc.candidate_encodings())}  # fmt: skip
     return Result(status, values)
-
-
-@functools.cache
-def _search(names, k, qi, epsilons, reps) -> pd.DataFrame:
-    return enc.encoding_search(names, epsilons=epsilons, reps=reps, k=k, qi=qi)
 
 
 def tables_alpha_laplace(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
@@ -119,7 +143,8 @@ def tables_alpha_laplace(*, names, epsilons, reps, seed, k, qi, n_boot) -> Resul
     experiments (seeded from the chapter's seed)."""
     lap = printed_rows(_tables(names, epsilons, reps, seed, k, qi, n_boot), "laplace")
     if lap.empty:
-        return Result(None, reason=_NOT_PRINTED)
+        return _blank(_NOT_PRINTED, ("gap-pct", "floor-first", "exact-first", "paper-first",
+                                     "where-first", "floor-share"))  # fmt: skip
     floor, exact, sd = [], [], []
     for name, rows in lap.groupby("dataset", sort=False):
         x = dataset(name).histogram.counts
@@ -128,8 +153,9 @@ def tables_alpha_laplace(*, names, epsilons, reps, seed, k, qi, n_boot) -> Resul
             se = np.sqrt(baselines.projected_laplace_variance(x, epsilon=e) / PAPER_REPS)
             floor.append(baselines.expected_empirical_alpha(bias, se))
             exact.append(float(np.ptp(bias)))
-        sd += list(laplace_alpha_replicates(name, tuple(rows["epsilon"]), reps=PAPER_REPS,
-                                            replicates=ALPHA_REPLICATES, seed=seed)["sd"])  # fmt: skip
+        replicated = laplace_alpha_replicates(name, tuple(rows["epsilon"]), reps=PAPER_REPS,
+                                              replicates=ALPHA_REPLICATES, seed=seed)  # fmt: skip
+        sd += list(replicated["sd"])
     paper = lap["paper_alpha"].to_numpy()
     status = reproduced_status(floor, paper, sd)
     alone = reproduced_status(exact, paper, sd)
@@ -146,12 +172,17 @@ def tables_alpha_laplace(*, names, epsilons, reps, seed, k, qi, n_boot) -> Resul
     return Result(status, values)
 
 
-def _empirical(frame: pd.DataFrame, reps: int) -> Result | None:
-    if frame.empty:
-        return Result(None, reason=_NOT_PRINTED)
-    if reps != PAPER_REPS:
-        return Result(None, reason=_REPS)
-    return None
+def _empirical(status: Status, values: dict, reps: int) -> Result:
+    """The result of a comparison of empirical statistics: judged only at the paper's
+    repetitions (the values stay, as what this run measured)."""
+    return Result(status, values) if reps == PAPER_REPS else Result(None, values, _REPS)
+
+
+_CS_VALUES = ("z-max", "n-compared", "ours-first", "paper-first", "exact-first", "where-first")
+_SW_VALUES = ("z-max", "n-compared", "below-n", "ratio-min", "ratio-max", "exact-first",
+              "paper-first", "where-first")  # fmt: skip
+_KA_VALUES = ("z-max", "n-compared", "below-n", "alpha-ratio-min", "alpha-ratio-max",
+              "paper-first", "bound-first", "ours-first", "where-first")  # fmt: skip
 
 
 def tables_alpha_cs(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
@@ -159,8 +190,8 @@ def tables_alpha_cs(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
     repetitions (the spread of the difference: our bootstrap standard error, twice)."""
     rows = printed_rows(_tables(names, epsilons, reps, seed, k, qi, n_boot),
                         "dp_cell_suppression")  # fmt: skip
-    if (skip := _empirical(rows, reps)) is not None:
-        return skip
+    if rows.empty:
+        return _blank(_NOT_PRINTED, _CS_VALUES)
     status = reproduced_status(rows["alpha"], rows["paper_alpha"],
                                math.sqrt(2) * rows["alpha_se"].to_numpy())  # fmt: skip
     z = (rows["alpha"] - rows["paper_alpha"]).to_numpy() / (math.sqrt(2) * rows["alpha_se"])
@@ -169,7 +200,7 @@ def tables_alpha_cs(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
               "paper-first": rows["paper_alpha"].iloc[0],
               "exact-first": shown(rows["alpha_exact"].iloc[0], 3),
               "where-first": _where(rows.iloc[0])}  # fmt: skip
-    return Result(status, values)
+    return _empirical(status, values, reps)
 
 
 def tables_alpha_sw(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
@@ -177,8 +208,8 @@ def tables_alpha_sw(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
     against the exact alpha of our histogram, which an empirical alpha exceeds on average:
     where the printed value is below the exact one, no run on our histogram gives it."""
     rows = printed_rows(_tables(names, epsilons, reps, seed, k, qi, n_boot), "dp_swapping")
-    if (skip := _empirical(rows, reps)) is not None:
-        return skip
+    if rows.empty:
+        return _blank(_NOT_PRINTED, _SW_VALUES)
     spread = math.sqrt(2) * rows["alpha_se"].to_numpy()
     status = reproduced_status(rows["alpha"], rows["paper_alpha"], spread)
     below = rows[rows["paper_alpha"] < rows["alpha_exact"]]
@@ -192,7 +223,7 @@ def tables_alpha_sw(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
               "exact-first": shown(rows["alpha_exact"].iloc[0], 4),
               "paper-first": rows["paper_alpha"].iloc[0],
               "where-first": _where(rows.iloc[0])}  # fmt: skip
-    return Result(status, values)
+    return _empirical(status, values, reps)
 
 
 def tables_ka(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
@@ -201,8 +232,8 @@ def tables_ka(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
     subsample drops, on average); a printed value below it cannot be an l1 bias against the
     original histogram."""
     rows = printed_rows(_tables(names, epsilons, reps, seed, k, qi, n_boot), "dp_k_anonymity")
-    if (skip := _empirical(rows, reps)) is not None:
-        return skip
+    if rows.empty:
+        return _blank(_NOT_PRINTED, _KA_VALUES)
     spread = math.sqrt(2) * rows["bias_l1_se"].to_numpy()
     status = reproduced_status(rows["bias_l1"], rows["paper_bias_l1"], spread)
     total = np.array([dataset(n).histogram.total for n in rows["dataset"]])
@@ -221,7 +252,7 @@ def tables_ka(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
               "alpha-ratio-min": shown(ratio.min(), 3), "alpha-ratio-max": shown(ratio.max(), 3),
               "paper-first": first.paper_bias_l1, "bound-first": shown(bound[0], 4),
               "ours-first": shown(first.bias_l1, 4), "where-first": _where(first)}  # fmt: skip
-    return Result(status, values)
+    return _empirical(status, values, reps)
 
 
 def tables_cs_delta(*, names, epsilons, k) -> Result:
@@ -232,7 +263,8 @@ def tables_cs_delta(*, names, epsilons, k) -> Result:
     eps = printed_epsilons(tuple(epsilons))
     printed_names = [n for n in names if n in ("ma2019", "tx2019", "national2019")]
     if not eps or not printed_names:
-        return Result(None, reason=_NOT_PRINTED)
+        return _blank(_NOT_PRINTED, ("printed-first", "formula-first", "exact-first",
+                                     "epsilon-first", "bound-first", "dataset-first"))  # fmt: skip
     printed, gaps, exact_gaps = [], [], []
     for name in printed_names:
         bound = int(dataset(name).histogram.counts.max())
@@ -267,7 +299,8 @@ def swapping_delta(*, names, epsilons, qi) -> Result:
     and of the appendix's per-record one (0)."""
     eps = printed_epsilons(tuple(epsilons))
     if not eps or "ma2019" not in names:
-        return Result(None, reason=_NOT_PRINTED)
+        return _blank(_NOT_PRINTED, ("printed-last", "formula-last", "cell-last", "epsilon-last",
+                                     "printed-first", "cell-first", "epsilon-first"))  # fmt: skip
     hist = dataset("ma2019").histogram
     entry = get("dp_swapping")
     printed = [paper_value("ma2019", "dp_swapping", e, "delta") for e in eps]
@@ -303,8 +336,10 @@ def release_ranking(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
     for (name, e), part in frame.groupby(["dataset", "epsilon"], sort=False):
         by = part.set_index("mechanism")
         total = dataset(name).histogram.total
-        value = {m: {"bias_l1": by.at[m, "bias_l1_exact"], "alpha": by.at[m, "alpha_exact"]}
-                 for m in ("laplace", "discrete_gaussian", "dp_cell_suppression", "dp_swapping")}
+        value = {
+            m: {"bias_l1": by.at[m, "bias_l1_exact"], "alpha": by.at[m, "alpha_exact"]}
+            for m in ("laplace", "discrete_gaussian", "dp_cell_suppression", "dp_swapping")
+        }
         ka = by.loc["dp_k_anonymity"]
         value["dp_k_anonymity"] = {"bias_l1": total * math.exp(-e),
                                    "alpha": ka["alpha"] - limit * ka["alpha_se"]}  # fmt: skip
@@ -327,11 +362,34 @@ def release_ranking(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
               "dg-n": fraction(int(dg["holds"].sum()), len(dg)),
               "holds-n": fraction(int(margins["holds"].sum()), len(margins)),
               "fails": where,
-              "n-settings": int(margins[["dataset", "epsilon"]].drop_duplicates().shape[0])}  # fmt: skip
+              "n-settings": len(margins[["dataset", "epsilon"]].drop_duplicates())}  # fmt: skip
     return Result(status, values)
 
 
 # ------------------------------------------------------------------- chapter 13
+def no_spread(margins: pd.DataFrame, reps: int, totals: dict[str, int]) -> np.ndarray:
+    """Which comparisons of :func:`~dadp_lite.experiments.classification_margins` have no
+    spread to judge them by: the standard error of the margin is below that of one record
+    (``100 / (N sqrt(reps))`` percentage points, ``N = totals[dataset]``), so every
+    repetition lies within one record of the others. A t interval needs spread; such a
+    comparison shows nothing and is not counted as evidence either way."""
+    resolution = np.array([100 / (totals[n] * math.sqrt(reps)) for n in margins["dataset"]])
+    return margins["margin_se"].to_numpy() < resolution
+
+
+#: What the interval of a comparison without spread reads.
+NO_SPREAD = "no spread: every repetition within one record"
+
+
+def interval_text(low: float, high: float) -> str:
+    """``"low to high"`` with one decimal beyond the first digit of its width, so that a
+    narrow interval never prints as a point (``-0.2046 to -0.1954``, not ``-0.2 to
+    -0.2``) and a wide one carries no false precision (``-106 to 114``)."""
+    width = abs(high - low)
+    decimals = 2 if width <= 0 else max(0, math.ceil(-math.log10(width)) + 1)
+    return f"{low:.{decimals}f} to {high:.{decimals}f}".replace("-", "−")
+
+
 def classification(*, names, epsilons, reps, seed, k, qi) -> Result:
     """The paper's claim: Laplace and the discrete Gaussian give classifiers "much closer to
     the baseline than any other method". "Much" is read with the book's factor
@@ -339,14 +397,13 @@ def classification(*, names, epsilons, reps, seed, k, qi) -> Result:
     mechanism loses at least that many times the accuracy each of the two loses
     (:func:`~dadp_lite.experiments.classification_margins`, ``excess > 0``), judged by
     :func:`~dadp_lite.errata.margin_status` with Student's t over the repetitions. A
-    comparison whose repetitions are all within one record of each other has no spread to
-    judge it by and shows nothing (the normal approximation needs spread)."""
+    comparison without spread (:func:`no_spread`) shows nothing: it is never counted as
+    evidence, and its interval reads :data:`NO_SPREAD`."""
     results = classification_runs(names, epsilons=epsilons, reps=reps, seed=seed, k=k, qi=qi)
     margins = classification_margins(results, factor=MUCH_FACTOR)
     df = int(margins["reps"].min()) - 1
-    resolution = np.array([100 / (dataset(n).histogram.total * math.sqrt(reps))
-                           for n in margins["dataset"]])  # one record, as a mean's SE, in pp
-    flat = margins["margin_se"].to_numpy() < resolution
+    totals = {dataset(n).name: dataset(n).histogram.total for n in names}
+    flat = no_spread(margins, reps, totals)
     excess_se = np.where(flat, 0.0, margins["excess_se"])
     status = margin_status(margins["excess"], excess_se, df=df)
     ahead = margin_status(margins["margin"], np.where(flat, 0.0, margins["margin_se"]), df=df)
@@ -354,16 +411,15 @@ def classification(*, names, epsilons, reps, seed, k, qi) -> Result:
                                             "times the loss"),
                           ahead.as_reading("“closer”: any margin"))  # fmt: skip
     limit = t_limit(len(margins), df)
-    much = (margins["excess"] - limit * excess_se > 0).to_numpy()
+    much = (margins["excess"] - limit * excess_se > 0).to_numpy() & ~flat
     gap = 100 * (results["baseline_accuracy"] - results["accuracy"])
     worst = gap.groupby(results["mechanism"], sort=False).max()
     hurts = str(worst.idxmax())
-    smallest = margins.loc[margins["margin"].idxmin()]
+    i = int(np.argmin(margins["margin"].to_numpy()))
+    smallest = margins.iloc[i]
     lo = smallest.margin - limit * smallest.margin_se
     hi = smallest.margin + limit * smallest.margin_se
-    interval = (f"{number(lo, 2)} to {number(hi, 2)}" if smallest.margin_se >= 100 / (
-        dataset(smallest.dataset).histogram.total * math.sqrt(reps))
-        else "no spread: every repetition within one record")  # fmt: skip
+    interval = NO_SPREAD if flat[i] else interval_text(lo, hi)
     values = {"much-n": fraction(int(much.sum()), len(margins)),
               "comparisons-n": len(margins), "ahead-word": ahead.word,
               "smallest-margin": shown(smallest.margin, 2), "smallest-interval": interval,
@@ -419,21 +475,23 @@ def swapping_audit(*, epsilons, trials, bound, k, qi, rate, seed, search_pairs,
                     seed=seed, search_pairs=search_pairs, tightness_trials=tightness_trials,
                     epsilon=epsilon)  # fmt: skip
     profiles = audit_profiles(**settings)
-    setup = audit_setup(**{key: settings[key] for key in (
-        "epsilons", "bound", "k", "qi", "rate", "search_pairs", "tightness_trials", "epsilon")})  # fmt: skip
+    setup = audit_setup(**{key: value for key, value in settings.items()
+                           if key not in ("trials", "seed")})  # fmt: skip
     rows = profiles[profiles["mechanism"] == "dp_swapping"]
     tolerance = max(REGISTRY["dp_swapping"].reference_tolerance, 1e-12)
     wrong = refutations(rows, "printed", confidence=setup.check, tolerance=tolerance)
     certified = int(wrong["certified wrong"].sum()) if len(wrong) else 0
     record = profiles[profiles["mechanism"] == "dp_swapping_record"]
     record_ok = bool(np.all(record["delta_lower_check"] <= record["printed"] + tolerance))
+    as_delta = delta_status(record["printed"], record["exact"])  # its exact delta is 0
     status = readings_status([
         Reading("the main text's mechanism, which moves a whole cell",
                 "false" if certified else "holds",
                 f"the outputs alone prove the printed δ too small at {certified} of "
                 f"{len(rows)} values of ε"),
         Reading("the appendix's algorithm, which moves each record",
-                "holds" if record_ok else "false", "its exact δ is 0; no audit exceeds the printed δ"),
+                as_delta.word if record_ok else "false",
+                f"its exact δ is 0 ({as_delta.basis}); no audit exceeds the printed δ"),
     ])  # fmt: skip
     values = {"certified-n": fraction(certified, len(rows)), "trials": trials,
               "eps-max": number(float(wrong.loc[wrong["certified wrong"], "epsilon"].max()))
@@ -454,10 +512,11 @@ FINDINGS: tuple[Finding, ...] = (
             tables_ka, parameters=_TABLES),
     Finding("tables-cs-delta", "The DP cell suppression δ column", "12-data-release-tables",
             "cs-privacy", tables_cs_delta,
-            parameters={"names": "DATASETS", "epsilons": "EPSILONS", "k": "K"}),
+            parameters={"names": "DATASETS", "epsilons": "EPSILONS"}, fixed={"k": PAPER_K}),
     Finding("dp-swapping-delta", "The DP swapping δ column", "12-data-release-tables",
             "sw-privacy", swapping_delta,
-            parameters={"names": "DATASETS", "epsilons": "EPSILONS", "qi": "QI"}),
+            parameters={"names": "DATASETS", "epsilons": "EPSILONS"},
+            fixed={"qi": PAPER_QI}),
     Finding("release-ranking", "Classical DP against the DP versions, in the tables",
             "12-data-release-tables", "release-ranking", release_ranking, parameters=_TABLES),
     Finding("classification-ranking", "Classification", "13-classification", "classification",

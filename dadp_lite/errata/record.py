@@ -10,6 +10,7 @@ import numbers
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,8 @@ class Result:
     """
 
     status: Status | None
-    values: Mapping[str, Value] = field(default_factory=dict)
+    #: Given as numbers, strings or :class:`Value`; always :class:`Value` once built.
+    values: Mapping[str, Any] = field(default_factory=dict)
     reason: str = ""
 
     def __post_init__(self) -> None:

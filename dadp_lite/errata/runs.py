@@ -28,9 +28,11 @@ from dadp_lite.experiments import (
     k_anonymity_sweep,
     swapping_sweep,
 )
+from dadp_lite.experiments import encodings as enc
 from dadp_lite.histogram import Histogram
 from dadp_lite.mechanisms import CellTable, laplace, mondrian_batch, thin_cells
 from dadp_lite.metrics import alpha_fairness, empirical_bias
+from dadp_lite.paper import PAPER_EPSILONS, PAPER_K, PAPER_QI, PAPER_REPS, paper_tables
 from dadp_lite.registry import REGISTRY
 from dadp_lite.simulate import simulate
 from dadp_lite.theory.fairness import ComparisonSearch, comparison_search
@@ -49,6 +51,7 @@ __all__ = [
     "k_anonymity_merges",
     "k_anonymity_sweeps",
     "laplace_alpha_replicates",
+    "release_encodings",
     "release_tables",
     "swapping_sweeps",
 ]
@@ -76,6 +79,32 @@ def release_tables(
     """Chapter 12's data-release tables: one per dataset (every mechanism of Tables 1-3 at
     every epsilon, with the printed values beside ours). Do not modify the frames."""
     return _release_tables(_tuple(names), _tuple(epsilons), reps, seed, k, _tuple(qi), n_boot)
+
+
+@functools.cache
+def _release_encodings(names, epsilons) -> tuple[pd.DataFrame, pd.DataFrame]:
+    if not names or not epsilons:
+        search, columns, _ = enc.empty_results()
+        return search, columns
+    eps, qi = list(epsilons), list(PAPER_QI)
+    search = pd.concat(
+        [enc.encoding_search(list(names), epsilons=eps, reps=PAPER_REPS, k=PAPER_K, qi=qi),
+         enc.alpha_search(list(names), epsilons=eps, reps=PAPER_REPS, qi=qi)],
+        ignore_index=True,
+    )  # fmt: skip
+    return search, enc.column_summary(search)
+
+
+def release_encodings(names, *, epsilons) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Chapter 12's search of the encodings of the records against the printed columns
+    (:mod:`dadp_lite.experiments.encodings`), at the paper's repetitions, k and QI: the
+    bias columns and DP swapping's alpha, for the datasets of ``names`` and the epsilons
+    the paper prints. Returns ``(search, column summary)`` (empty frames where nothing of
+    ``names`` and ``epsilons`` is printed). Do not modify the frames."""
+    tables = paper_tables()
+    printed = tuple(n for n in _tuple(names) if n in set(tables["dataset"]))
+    eps = tuple(float(e) for e in _tuple(epsilons) if float(e) in PAPER_EPSILONS)
+    return _release_encodings(printed, eps)
 
 
 @functools.cache
@@ -231,12 +260,14 @@ class AuditSetup:
     """The setting of chapter 14's audits: the small universe (sex x race, one cell of
     ``bound`` records), the records' settings, and the two confidences: ``check`` (all the
     chapter's audits together fail by chance with probability at most 1e-6) and
-    ``figure`` (the figures' and tables')."""
+    ``figure`` (the figures' and tables'); ``n_audits``, the number of audits the chapter
+    runs."""
 
     universe: Histogram
     settings: dict
     check: float
     figure: float
+    n_audits: int = 1
 
     @property
     def confidences(self) -> dict[str, float]:
@@ -265,7 +296,8 @@ def audit_setup(*, epsilons, bound: int, k: int, qi, rate: float, search_pairs: 
     n_audits = (len(private) * len(_tuple(epsilons)) + len(traditional)
                 + len(REGISTRY) * (search_pairs + 1) + len(_tuple(tightness_trials))
                 + 2 * len(teaching_cases(epsilon)))  # fmt: skip
-    return AuditSetup(universe, settings, 1 - FALSE_FAILURE / n_audits, FIGURE_CONFIDENCE)
+    return AuditSetup(universe, settings, 1 - FALSE_FAILURE / n_audits, FIGURE_CONFIDENCE,
+                      n_audits)  # fmt: skip
 
 
 @functools.cache

@@ -55,8 +55,9 @@ def printed_pmf(*, dataset_name: str, epsilons: tuple[float, ...]) -> Result:
     if eps:
         d_paper = [ka.d_corrected(2, sampling_probability(e), e, bound) for e in eps]
         digits = digits_status(d_paper, column, DELTA_DECIMALS)
-        status = status.tried(digits.as_reading(
-            "the tables' δ column computed with the binomial pmf", supported=True))
+        status = status.tried(
+            digits.as_reading("the tables' δ column computed with the binomial pmf", supported=True)
+        )
     values = {"total-first": shown(total, 3), "w": 5, "epsilon-first": epsilons[0],
               "bound": bound}  # fmt: skip
     return Result(status, values)
@@ -75,8 +76,13 @@ def sum_index(*, dataset_name: str, epsilons: tuple[float, ...]) -> Result:
     basis = (f"f is defined for j = 1..w, the sum starts at j = 0; from j = 1, d = "
              f"{number(min(from_one))} (no guarantee); from j = 0, d = "
              f"{number(from_zero[0])} at ε = {number(epsilons[0])}")  # fmt: skip
-    readings = [Reading("the sum from j = 1, as f's domain says", "holds",
-                        f"d = {number(min(from_one))}: true, but no guarantee")]
+    readings = [
+        Reading(
+            "the sum from j = 1, as f's domain says",
+            "holds",
+            f"d = {number(min(from_one))}: true, but no guarantee",
+        )
+    ]
     if eps:
         d_paper = [ka.d_corrected(2, sampling_probability(e), e, bound) for e in eps]
         digits = digits_status(d_paper, column, DELTA_DECIMALS)

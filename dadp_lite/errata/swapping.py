@@ -117,14 +117,16 @@ def traditional_vs_dp(
     traditional error against the smallest DP error), and each DP setting against
     traditional swapping that moves the same share of records."""
     name = dataset_names[0]
-    sweep = swapping_sweeps(dataset_names, rates=rates, epsilons=epsilons, reps=reps, seed=seed,
-                            qi=qi)[name]
+    sweep = swapping_sweeps(
+        dataset_names, rates=rates, epsilons=epsilons, reps=reps, seed=seed, qi=qi
+    )[name]
     trad = sweep[sweep["mechanism"] == "swapping"].sort_values("fraction")
     dp = sweep[sweep["mechanism"] == "dp_swapping"]
     trad_max, dp_min = float(trad["l1_error"].max()), float(dp["l1_error"].min())
     closest = max(trad_max, dp_min) / min(trad_max, dp_min)
     matched = dp["l1_error"].to_numpy() / np.interp(
-        dp["fraction"].to_numpy(), trad["fraction"].to_numpy(), trad["l1_error"].to_numpy())
+        dp["fraction"].to_numpy(), trad["fraction"].to_numpy(), trad["l1_error"].to_numpy()
+    )
     pair = claim_status([closest < MUCH_FACTOR])
     same_share = claim_status([bool(r < MUCH_FACTOR) for r in matched])
     status = readings_status([

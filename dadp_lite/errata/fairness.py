@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-import pandas as pd
 
 from dadp_lite.data import dataset_label
 from dadp_lite.errata.record import Finding, Result, dataset, shown
+from dadp_lite.errata.runs import counterexample_checks, fairness_search
 from dadp_lite.errata.show import fraction, number, percent
 from dadp_lite.errata.status import (
+    LOOSE_FACTOR,
+    LOOSE_MARGIN,
     Reading,
     Status,
     bound_status,
@@ -18,15 +18,16 @@ from dadp_lite.errata.status import (
     formula_status,
     readings_status,
 )
-from dadp_lite.experiments import confirm_counterexample
 from dadp_lite.theory import baselines, fairness
 from dadp_lite.theory.cell_suppression import suppression_probabilities
 from dadp_lite.verification import z_limit
 
-__all__ = ["FINDINGS", "comparison_picks"]
+__all__ = ["FINDINGS"]
 
 
-def alpha_cs_bound(*, dataset_names: tuple[str, ...], k: int, epsilons: tuple[float, ...]) -> Result:
+def alpha_cs_bound(
+    *, dataset_names: tuple[str, ...], k: int, epsilons: tuple[float, ...]
+) -> Result:
     """The printed alpha of DP cell suppression against its true alpha on every dataset
     and epsilon of chapter 10."""
     bounds, trues, where = [], [], []
@@ -96,33 +97,17 @@ def alpha_sw_bound(*, dataset_names: tuple[str, ...], epsilons: tuple[float, ...
     sharp = n_q / (n_q - 1)
     status = status.qualified(f"{number(sharp, 4)} times the sharpest bound of its form")
     values = {"ratio-min": shown(ratio.min(), 3), "ratio-max": shown(ratio.max(), 3),
-              "sharp-factor": shown(sharp, 4), "n-q": n_q}  # fmt: skip
+              "sharp-factor": shown(sharp, 4), "sharp-fraction": f"{n_q}/{n_q - 1}",
+              "loose-from": shown(LOOSE_FACTOR * LOOSE_MARGIN, 3), "n-q": n_q}  # fmt: skip
     return Result(status, values)
-
-
-@functools.cache
-def _search(n_cells, max_count, epsilons, k_values, n_qs) -> fairness.ComparisonSearch:
-    return fairness.comparison_search(n_cells=list(n_cells), max_count=max_count,
-                                      epsilons=list(epsilons), k_values=list(k_values),
-                                      n_qs=list(n_qs))  # fmt: skip
-
-
-def comparison_picks(search: fairness.ComparisonSearch) -> pd.DataFrame:
-    """Chapter 11's picks: per comparison, the smallest counterexample to the true-alpha
-    reading, at its (epsilon, k) of largest ``epsilon * excess``."""
-    violations = search.violations[search.violations["quantity"] == "true"]
-    picks = []
-    for _, rows in violations.groupby("comparison", sort=False):
-        first = rows[rows["counts"] == rows.iloc[0]["counts"]]
-        picks.append(first.loc[(first["epsilon"] * first["excess"]).idxmax()])
-    return pd.DataFrame(picks, columns=violations.columns).reset_index(drop=True)
 
 
 def comparison_theorem(*, n_cells, max_count, epsilons, k_values, n_qs) -> Result:
     """Theorem 10 compares the printed bounds alpha_Lap, alpha_CS and alpha_SW (the
     theorems name them the mechanisms' fairness errors): under its hypothesis
     ``2 <= x_1 <= k`` the search of chapter 11 finds no histogram where it fails."""
-    search = _search(n_cells, max_count, epsilons, k_values, n_qs)
+    search = fairness_search(n_cells=n_cells, max_count=max_count, epsilons=epsilons,
+                             k_values=k_values, n_qs=n_qs)  # fmt: skip
     printed = search.summary[search.summary["quantity"] == "printed"]
     checked = int(printed["checked"].sum())
     violations = int(printed["violations"].sum())
@@ -145,19 +130,13 @@ def comparison_reading(
     false on small histograms that meet the hypothesis (chapter 11's search, the smallest
     counterexample of each kind confirmed by simulation); true on the NIST tables (which do
     not meet the hypothesis: they have empty cells)."""
-    search = _search(n_cells, max_count, epsilons, k_values, n_qs)
+    grid = {"n_cells": n_cells, "max_count": max_count, "epsilons": epsilons,
+            "k_values": k_values, "n_qs": n_qs}  # fmt: skip
+    search = fairness_search(**grid)
     true = search.summary[search.summary["quantity"] == "true"].set_index("comparison")
-    picks = comparison_picks(search)
+    picks, checks = counterexample_checks(**grid, max_sim_reps=max_sim_reps, seed=seed)
     limit = z_limit(max(len(picks), 1))
-    zs = []
-    for i, row in picks.iterrows():
-        check = confirm_counterexample(
-            row["counts"], comparison=row["comparison"], epsilon=row["epsilon"], seed=seed + i,
-            k=None if np.isnan(row["k"]) else row["k"],
-            n_q=None if np.isnan(row["n_q"]) else int(row["n_q"]), max_reps=max_sim_reps,
-            pilot_reps=min(5_000, max_sim_reps), target_z=2 * limit,
-        )  # fmt: skip
-        zs.append(check.z)
+    zs = [check.z for check in checks]
     violations = int(true["violations"].sum())
     small = Reading("the true α of the mechanisms, on small histograms that meet the hypothesis",
                     "false" if violations else "holds",
@@ -179,7 +158,9 @@ def comparison_reading(
     bounds = Reading("the printed bounds, which Theorem 10 compares", "holds",
                      "see Theorem 10")  # fmt: skip
     status = readings_status([small, bounds, data])
-    values = {"violations-cs": int(true.loc["laplace_vs_cell_suppression", "violations"]),
+    values = {"word-small": small.word, "word-bounds": bounds.word, "word-data": data.word,
+              "confirmed-n": fraction(sum(z > limit for z in zs), len(zs)),
+              "violations-cs": int(true.loc["laplace_vs_cell_suppression", "violations"]),
               "checked-cs": int(true.loc["laplace_vs_cell_suppression", "checked"]),
               "violations-sw": int(true.loc["laplace_vs_swapping", "violations"]),
               "checked-sw": int(true.loc["laplace_vs_swapping", "checked"]),
@@ -189,6 +170,17 @@ def comparison_reading(
         first = picks.iloc[0]
         values["smallest-counts"] = str(tuple(int(c) for c in first["counts"]))
         values["smallest-z"] = shown(zs[0], 3)
+    for tag, comparison in (("cs", "laplace_vs_cell_suppression"), ("sw", "laplace_vs_swapping")):
+        values |= {f"counts-{tag}": "none found", f"z-{tag}": "-", f"reps-{tag}": 0}
+        if tag == "sw":
+            values["n-q-sw"] = "-"
+        for (_, row), check in zip(picks.iterrows(), checks, strict=True):
+            if row["comparison"] == comparison:
+                counts = str(tuple(int(c) for c in row["counts"]))
+                values |= {f"counts-{tag}": counts, f"z-{tag}": shown(check.z, 3),
+                           f"reps-{tag}": int(check.reps)}  # fmt: skip
+                if tag == "sw":
+                    values["n-q-sw"] = int(row["n_q"])
     return Result(status, values)
 
 

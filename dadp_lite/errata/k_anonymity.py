@@ -7,7 +7,7 @@ import numpy as np
 from dadp_lite.definitions import sampling_probability
 from dadp_lite.errata.baselines import printed_epsilons
 from dadp_lite.errata.record import Finding, Result, dataset, shown
-from dadp_lite.errata.runs import k_anonymity_sweeps
+from dadp_lite.errata.runs import k_anonymity_merges, k_anonymity_sweeps
 from dadp_lite.errata.show import fraction, listing, number, percent
 from dadp_lite.errata.status import (
     VACUOUS_GAP,
@@ -55,8 +55,9 @@ def printed_pmf(*, dataset_name: str, epsilons: tuple[float, ...]) -> Result:
     if eps:
         d_paper = [ka.d_corrected(2, sampling_probability(e), e, bound) for e in eps]
         digits = digits_status(d_paper, column, DELTA_DECIMALS)
-        status = status.tried(digits.as_reading(
-            "the tables' δ column computed with the binomial pmf", supported=True))
+        status = status.tried(
+            digits.as_reading("the tables' δ column computed with the binomial pmf", supported=True)
+        )
     values = {"total-first": shown(total, 3), "w": 5, "epsilon-first": epsilons[0],
               "bound": bound}  # fmt: skip
     return Result(status, values)
@@ -75,8 +76,13 @@ def sum_index(*, dataset_name: str, epsilons: tuple[float, ...]) -> Result:
     basis = (f"f is defined for j = 1..w, the sum starts at j = 0; from j = 1, d = "
              f"{number(min(from_one))} (no guarantee); from j = 0, d = "
              f"{number(from_zero[0])} at ε = {number(epsilons[0])}")  # fmt: skip
-    readings = [Reading("the sum from j = 1, as f's domain says", "holds",
-                        f"d = {number(min(from_one))}: true, but no guarantee")]
+    readings = [
+        Reading(
+            "the sum from j = 1, as f's domain says",
+            "holds",
+            f"d = {number(min(from_one))}: true, but no guarantee",
+        )
+    ]
     if eps:
         d_paper = [ka.d_corrected(2, sampling_probability(e), e, bound) for e in eps]
         digits = digits_status(d_paper, column, DELTA_DECIMALS)
@@ -176,15 +182,8 @@ def bias_theorem(
     printed = [ka.indicator_bias_as_printed(x, k, sampling_probability(e)) for e in epsilons]
     exact = [ka.indicator_bias(x, k, sampling_probability(e)) for e in epsilons]
     status = formula_status(np.concatenate(printed), np.concatenate(exact))
-    shares = []
-    for name in dataset_names:
-        table = CellTable.from_records(dataset(name).records, _attributes(),
-                                       attributes=_attributes())  # fmt: skip
-        for e in epsilons:
-            counts, first = thin_cells(table, sampling_probability(e),
-                                       rng=np.random.default_rng(seed), reps=reps)  # fmt: skip
-            merged = mondrian_batch(table, counts, first, k).merged()
-            shares.append(float((merged & ~(counts < k)).mean()))
+    merges = k_anonymity_merges(dataset_names, epsilons=epsilons, k=k, reps=reps, seed=seed)
+    shares = merges["merged although >= k"].tolist()
     if max(shares) > 0:
         status = status.qualified("about an indicator, not the released histogram")
     return Result(status, {"merged-share-max": percent(max(shares), 2), "k": k})

@@ -16,23 +16,27 @@ import pandas as pd
 
 from dadp_lite.audit import audit_profile
 from dadp_lite.audit.examples import teaching_cases
-from dadp_lite.data import feature_domains
+from dadp_lite.data import ATTRIBUTES, feature_domains
+from dadp_lite.definitions import sampling_probability
 from dadp_lite.errata.record import dataset
 from dadp_lite.experiments import (
+    CounterexampleCheck,
     classification_accuracy,
     compare_with_paper,
+    confirm_counterexample,
     data_release_table,
     k_anonymity_sweep,
     swapping_sweep,
 )
 from dadp_lite.experiments import encodings as enc
 from dadp_lite.histogram import Histogram
-from dadp_lite.mechanisms import laplace
+from dadp_lite.mechanisms import CellTable, laplace, mondrian_batch, thin_cells
 from dadp_lite.metrics import alpha_fairness, empirical_bias
 from dadp_lite.paper import PAPER_EPSILONS, PAPER_K, PAPER_QI, PAPER_REPS, paper_tables
 from dadp_lite.registry import REGISTRY
 from dadp_lite.simulate import simulate
-from dadp_lite.verification import FALSE_FAILURE
+from dadp_lite.theory.fairness import ComparisonSearch, comparison_search
+from dadp_lite.verification import FALSE_FAILURE, z_limit
 
 __all__ = [
     "FIGURE_CONFIDENCE",
@@ -41,6 +45,10 @@ __all__ = [
     "audit_profiles",
     "audit_setup",
     "classification_runs",
+    "comparison_picks",
+    "counterexample_checks",
+    "fairness_search",
+    "k_anonymity_merges",
     "k_anonymity_sweeps",
     "laplace_alpha_replicates",
     "release_encodings",
@@ -117,6 +125,30 @@ def k_anonymity_sweeps(names, *, k_values, epsilons, reps: int, seed: int,
 
 
 @functools.cache
+def _k_anonymity_merges(names, epsilons, k, reps, seed) -> pd.DataFrame:
+    rows = []
+    for name in names:
+        table = CellTable.from_records(dataset(name).records, ATTRIBUTES, attributes=ATTRIBUTES)
+        for e in epsilons:
+            counts, first = thin_cells(table, float(sampling_probability(e)),
+                                       rng=np.random.default_rng(seed), reps=reps)  # fmt: skip
+            merged = mondrian_batch(table, counts, first, k).merged()
+            below = counts < k
+            rows.append({"dataset": name, "epsilon": e, "below k": below.mean(),
+                         "merged by Mondrian": merged.mean(),
+                         "merged although >= k": (merged & ~below).mean()})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def k_anonymity_merges(names, *, epsilons, k: int, reps: int, seed: int) -> pd.DataFrame:
+    """Chapter 09's count of the cells Mondrian merges after the subsample (all attributes
+    as QI), per dataset and epsilon, each seeded with ``seed``: the shares, over cells and
+    repetitions, of cells below ``k``, merged, and merged although at least ``k``. Do not
+    modify the frame."""
+    return _k_anonymity_merges(_tuple(names), _tuple(epsilons), k, reps, seed)
+
+
+@functools.cache
 def _swapping_sweeps(names, rates, epsilons, reps, seed, qi) -> dict[str, pd.DataFrame]:
     return {name: swapping_sweep(dataset(name).histogram, rates=list(rates),
                                  epsilons=list(epsilons), reps=reps, seed=seed, qi=list(qi))
@@ -129,6 +161,58 @@ def swapping_sweeps(names, *, rates, epsilons, reps: int, seed: int,
     dataset with the same seed). Do not modify the frames."""
     return _swapping_sweeps(_tuple(names), _tuple(rates), _tuple(epsilons), reps, seed,
                             _tuple(qi))  # fmt: skip
+
+
+@functools.cache
+def _fairness_search(n_cells, max_count, epsilons, k_values, n_qs) -> ComparisonSearch:
+    return comparison_search(n_cells=list(n_cells), max_count=max_count,
+                             epsilons=list(epsilons), k_values=list(k_values),
+                             n_qs=list(n_qs))  # fmt: skip
+
+
+def fairness_search(*, n_cells, max_count: int, epsilons, k_values, n_qs) -> ComparisonSearch:
+    """Chapter 11's search of small histograms that meet the comparison theorem's
+    hypothesis (:func:`dadp_lite.theory.comparison_search`). Do not modify its frames."""
+    return _fairness_search(_tuple(n_cells), max_count, _tuple(epsilons), _tuple(k_values),
+                            _tuple(n_qs))  # fmt: skip
+
+
+def comparison_picks(search: ComparisonSearch) -> pd.DataFrame:
+    """Chapter 11's picks: per comparison, the smallest counterexample to the true-alpha
+    reading, at its (epsilon, k) of largest ``epsilon * excess``."""
+    violations = search.violations[search.violations["quantity"] == "true"]
+    picks = []
+    for _, rows in violations.groupby("comparison", sort=False):
+        first = rows[rows["counts"] == rows.iloc[0]["counts"]]
+        picks.append(first.loc[(first["epsilon"] * first["excess"]).idxmax()])
+    return pd.DataFrame(picks, columns=violations.columns).reset_index(drop=True)
+
+
+@functools.cache
+def _counterexample_checks(search_key, max_sim_reps, seed):
+    picks = comparison_picks(_fairness_search(*search_key))
+    limit = z_limit(max(len(picks), 1))
+    checks = tuple(
+        confirm_counterexample(
+            row["counts"], comparison=row["comparison"], epsilon=row["epsilon"], seed=seed + i,
+            k=None if np.isnan(row["k"]) else row["k"],
+            n_q=None if np.isnan(row["n_q"]) else int(row["n_q"]), max_reps=max_sim_reps,
+            pilot_reps=min(5_000, max_sim_reps), target_z=2 * limit,
+        )
+        for i, row in picks.iterrows()
+    )  # fmt: skip
+    return picks, checks
+
+
+def counterexample_checks(
+    *, n_cells, max_count: int, epsilons, k_values, n_qs, max_sim_reps: int, seed: int
+) -> tuple[pd.DataFrame, tuple[CounterexampleCheck, ...]]:
+    """Chapter 11's simulations: the picks of :func:`comparison_picks` on
+    :func:`fairness_search`, and for each (the i-th seeded with ``seed + i``) the
+    simulation that confirms it, sized so that the expected z is twice
+    ``z_limit(len(picks))`` (at most ``max_sim_reps`` repetitions). Do not modify them."""
+    key = (_tuple(n_cells), max_count, _tuple(epsilons), _tuple(k_values), _tuple(n_qs))
+    return _counterexample_checks(key, max_sim_reps, seed)
 
 
 @functools.cache

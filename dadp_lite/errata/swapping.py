@@ -46,13 +46,13 @@ def privacy(*, epsilons: tuple[float, ...], qi: tuple[str, ...]) -> Result:
     printed = np.atleast_1d(sw.dp_swapping_delta_as_printed(eps, n_q))
     cell = np.atleast_1d(sw.dp_swapping_delta(eps, n_q, unit="cell", adjacency="qi_replace"))
     record = np.atleast_1d(sw.dp_swapping_delta(eps, n_q, unit="record", adjacency="qi_replace"))
+    on_cell, on_record = delta_status(printed, cell), delta_status(printed, record)
     status = readings_status([
-        delta_status(printed, cell).as_reading(
-            "the main text's mechanism, which moves a whole cell (the proof's)"),
-        delta_status(printed, record).as_reading(
-            "the appendix's algorithm, which moves each record"),
+        on_cell.as_reading("the main text's mechanism, which moves a whole cell (the proof's)"),
+        on_record.as_reading("the appendix's algorithm, which moves each record"),
     ])  # fmt: skip
-    values = {"n-q": n_q, "epsilon-first": eps[0], "epsilon-last": eps[-1],
+    values = {"word-cell": on_cell.word, "word-record": on_record.word,
+              "n-q": n_q, "epsilon-first": eps[0], "epsilon-last": eps[-1],
               "printed-first": printed[0], "cell-first": cell[0],
               "printed-last": printed[-1], "cell-last": cell[-1], "record-max": record.max(),
               "gap-min": shown((cell - printed).min(), 3),
@@ -117,14 +117,16 @@ def traditional_vs_dp(
     traditional error against the smallest DP error), and each DP setting against
     traditional swapping that moves the same share of records."""
     name = dataset_names[0]
-    sweep = swapping_sweeps(dataset_names, rates=rates, epsilons=epsilons, reps=reps, seed=seed,
-                            qi=qi)[name]
+    sweep = swapping_sweeps(
+        dataset_names, rates=rates, epsilons=epsilons, reps=reps, seed=seed, qi=qi
+    )[name]
     trad = sweep[sweep["mechanism"] == "swapping"].sort_values("fraction")
     dp = sweep[sweep["mechanism"] == "dp_swapping"]
     trad_max, dp_min = float(trad["l1_error"].max()), float(dp["l1_error"].min())
     closest = max(trad_max, dp_min) / min(trad_max, dp_min)
     matched = dp["l1_error"].to_numpy() / np.interp(
-        dp["fraction"].to_numpy(), trad["fraction"].to_numpy(), trad["l1_error"].to_numpy())
+        dp["fraction"].to_numpy(), trad["fraction"].to_numpy(), trad["l1_error"].to_numpy()
+    )
     pair = claim_status([closest < MUCH_FACTOR])
     same_share = claim_status([bool(r < MUCH_FACTOR) for r in matched])
     status = readings_status([

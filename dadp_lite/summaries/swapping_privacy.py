@@ -1,16 +1,13 @@
-"""What the chapter on the privacy of DP swapping states about its own settings, as glue
-values."""
+"""The settings of the chapter on the privacy of DP swapping, as glue values: its
+quasi-identifier and the QI universe sizes of its enumeration, formatted once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dadp_lite.errata.show import listing
+
 __all__ = ["settings"]
-
-
-def _words(items: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def settings(qi: Sequence[str], enum_n_q: Sequence[int]) -> dict[str, str]:
@@ -26,4 +23,4 @@ def settings(qi: Sequence[str], enum_n_q: Sequence[int]) -> dict[str, str]:
         raise ValueError("enum_n_q must be a non-empty list of QI universe sizes")
     if not all(isinstance(n, int) and not isinstance(n, bool) for n in enum_n_q):
         raise TypeError(f"enum_n_q: sizes must be integers, got {list(enum_n_q)!r}")
-    return {"sw-qi": " x ".join(qi), "sw-enum-nq": _words([str(n) for n in enum_n_q])}
+    return {"sw-qi": " x ".join(qi), "sw-enum-nq": listing(enum_n_q)}

@@ -201,7 +201,7 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("comparison-theorem", "The fairness comparison theorem", "11-fairness-comparison",
             "comparison", comparison_theorem, parameters=_SEARCH),
     Finding("comparison-reading", "“It proves the superiority of Laplace”",
-            "11-fairness-comparison", "comparison", comparison_reading,
+            "11-fairness-comparison", "comparison-reading", comparison_reading,
             parameters={**_SEARCH, "dataset_names": "DATASETS", "table_epsilons": "EPSILONS",
                         "k": "K", "qi": "QI", "max_sim_reps": "MAX_SIM_REPS",
                         "seed": "SEED"}),

@@ -259,7 +259,7 @@ FINDINGS: tuple[Finding, ...] = (
             parameters={"dataset_name": "DATASET", "epsilons": "EPSILONS",
                         "enum_bound": "ENUM_BOUND"}),
     Finding("ka-beta-choice", "β = 1 − e^−ε, implied by the theorem?",
-            "08-k-anonymity-privacy", "ka-privacy", beta_choice,
+            "08-k-anonymity-privacy", "ka-beta", beta_choice,
             parameters={"dataset_name": "DATASET", "epsilons": "EPSILONS"}),
     Finding("ka-privacy-theorem", "The privacy theorem of DP k-anonymity",
             "08-k-anonymity-privacy", "ka-privacy", privacy_theorem,

@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import overload
 
 import numpy as np
-import numpy.typing as npt
 
 from dadp_lite._types import FloatArray, FloatOrArray
 from dadp_lite._validate import check_epsilons, check_positive_int
@@ -68,8 +67,8 @@ def _finite_noise(value: FloatArray, epsilon: object) -> FloatArray:
 @overload
 def laplace_scale(epsilon: float) -> float: ...
 @overload
-def laplace_scale(epsilon: npt.ArrayLike) -> FloatOrArray: ...
-def laplace_scale(epsilon: npt.ArrayLike) -> FloatOrArray:
+def laplace_scale(epsilon: object) -> FloatOrArray: ...
+def laplace_scale(epsilon: object) -> FloatOrArray:
     """The paper's Laplace scale ``b = 2 / epsilon`` (L1 sensitivity 2, replace-one)."""
     eps = check_epsilons(epsilon)
     with np.errstate(divide="ignore", over="ignore"):
@@ -79,8 +78,8 @@ def laplace_scale(epsilon: npt.ArrayLike) -> FloatOrArray:
 @overload
 def discrete_gaussian_sigma(epsilon: float) -> float: ...
 @overload
-def discrete_gaussian_sigma(epsilon: npt.ArrayLike) -> FloatOrArray: ...
-def discrete_gaussian_sigma(epsilon: npt.ArrayLike) -> FloatOrArray:
+def discrete_gaussian_sigma(epsilon: object) -> FloatOrArray: ...
+def discrete_gaussian_sigma(epsilon: object) -> FloatOrArray:
     """The paper's discrete Gaussian scale: ``sigma = 2 / epsilon`` (``sigma^2 = 4/eps^2``)."""
     return laplace_scale(epsilon)
 
@@ -88,8 +87,8 @@ def discrete_gaussian_sigma(epsilon: npt.ArrayLike) -> FloatOrArray:
 @overload
 def keep_probability(epsilon: float, n_q: int) -> float: ...
 @overload
-def keep_probability(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray: ...
-def keep_probability(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray:
+def keep_probability(epsilon: object, n_q: int) -> FloatOrArray: ...
+def keep_probability(epsilon: object, n_q: int) -> FloatOrArray:
     """DP swapping's ``gamma = e^eps / (e^eps + n_Q - 1)``, computed as
     ``1 / (1 + (n_Q - 1) e^-eps)`` (no overflow for large epsilon)."""
     eps = check_epsilons(epsilon)
@@ -100,7 +99,7 @@ def keep_probability(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray:
 @overload
 def sampling_probability(epsilon: float) -> float: ...
 @overload
-def sampling_probability(epsilon: npt.ArrayLike) -> FloatOrArray: ...
-def sampling_probability(epsilon: npt.ArrayLike) -> FloatOrArray:
+def sampling_probability(epsilon: object) -> FloatOrArray: ...
+def sampling_probability(epsilon: object) -> FloatOrArray:
     """DP k-anonymity's ``beta = 1 - exp(-epsilon)``."""
     return _out(-np.expm1(-check_epsilons(epsilon)))

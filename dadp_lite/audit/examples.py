@@ -93,7 +93,7 @@ def shared_noise_counts(
     return counts + rng.laplace(0.0, scale, size=(reps, 1))
 
 
-def smallest_value_shown(outputs: npt.ArrayLike) -> FloatArray:
+def smallest_value_shown(outputs: Outputs) -> FloatArray:
     """Per output, the smallest released value above 0 (``inf`` if none): the statistic that
     sees a threshold taken from the data."""
     outputs = np.asarray(outputs, dtype=float)

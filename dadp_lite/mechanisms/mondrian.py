@@ -264,7 +264,7 @@ class CellTable:
         codes = np.stack(np.unravel_index(occupied, hist.shape), axis=1).astype(np.int64)
         return cls(hist.attributes, hist.domains, qi, numeric, codes, counts, order, offsets)
 
-    def summarise(self, keep: npt.ArrayLike) -> tuple[IntArray, IntArray]:
+    def summarise(self, keep: BoolArray) -> tuple[IntArray, IntArray]:
         """Per-cell ``(counts, first)`` of explicit subsamples.
 
         ``keep`` is a boolean array ``(reps, m)`` over the original rows (row order);
@@ -498,9 +498,7 @@ def _scales(
     return scales
 
 
-def mondrian_batch(
-    table: CellTable, counts: npt.ArrayLike, first: npt.ArrayLike, k: int
-) -> MondrianBatch:
+def mondrian_batch(table: CellTable, counts: IntArray, first: IntArray, k: int) -> MondrianBatch:
     """Mondrian on a batch of repetitions given per-cell counts and first-row positions.
 
     ``counts`` and ``first`` have shape ``(reps, C)`` (see :func:`thin_cells`); a

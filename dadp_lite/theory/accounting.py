@@ -109,12 +109,8 @@ def _composed_pld(kind: str, parameter: float, times: int) -> pld_lib.PrivacyLos
 @overload
 def laplace_histogram_delta(epsilon: float, *, scale: float, adjacency: str) -> float: ...
 @overload
-def laplace_histogram_delta(
-    epsilon: npt.ArrayLike, *, scale: float, adjacency: str
-) -> FloatOrArray: ...
-def laplace_histogram_delta(
-    epsilon: npt.ArrayLike, *, scale: float, adjacency: str
-) -> FloatOrArray:
+def laplace_histogram_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray: ...
+def laplace_histogram_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray:
     """Tight delta of the Laplace histogram mechanism ``x + Lap(scale)`` per cell.
 
     ``"add_remove"``: analytic (``dp_accounting`` LaplacePrivacyLoss); ``"replace"``: PLD
@@ -133,12 +129,8 @@ def laplace_histogram_delta(
 @overload
 def gaussian_histogram_delta(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
 @overload
-def gaussian_histogram_delta(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
-) -> FloatOrArray: ...
-def gaussian_histogram_delta(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
-) -> FloatOrArray:
+def gaussian_histogram_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray: ...
+def gaussian_histogram_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray:
     """Tight delta of the Gaussian histogram mechanism ``x + N(0, sigma^2)`` per cell.
 
     Two unit shifts in different coordinates are one shift of Euclidean length sqrt(2), so
@@ -155,10 +147,10 @@ def gaussian_histogram_delta(
 def discrete_gaussian_histogram_delta(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
 @overload
 def discrete_gaussian_histogram_delta(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
+    epsilon: object, *, sigma: float, adjacency: str
 ) -> FloatOrArray: ...
 def discrete_gaussian_histogram_delta(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
+    epsilon: object, *, sigma: float, adjacency: str
 ) -> FloatOrArray:
     """Tight delta of ``x + N_Z(0, sigma^2)`` per cell (pmf ~ exp(-z^2 / (2 sigma^2)) on Z).
 
@@ -186,10 +178,10 @@ def randomized_response_delta(
 ) -> float: ...
 @overload
 def randomized_response_delta(
-    epsilon: npt.ArrayLike, *, n_outcomes: int, keep_probability: float
+    epsilon: object, *, n_outcomes: int, keep_probability: float
 ) -> FloatOrArray: ...
 def randomized_response_delta(
-    epsilon: npt.ArrayLike, *, n_outcomes: int, keep_probability: float
+    epsilon: object, *, n_outcomes: int, keep_probability: float
 ) -> FloatOrArray:
     """Tight delta of k-ary randomized response (replace-the-value adjacency, one record).
 
@@ -221,12 +213,8 @@ def _rr_pld(n: int, noise: float) -> pld_lib.PrivacyLossDistribution:
 @overload
 def laplace_delta_closed_form(epsilon: float, *, scale: float, adjacency: str) -> float: ...
 @overload
-def laplace_delta_closed_form(
-    epsilon: npt.ArrayLike, *, scale: float, adjacency: str
-) -> FloatOrArray: ...
-def laplace_delta_closed_form(
-    epsilon: npt.ArrayLike, *, scale: float, adjacency: str
-) -> FloatOrArray:
+def laplace_delta_closed_form(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray: ...
+def laplace_delta_closed_form(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray:
     """Exact delta of the Laplace histogram mechanism, by hand (c = 1 / scale).
 
     One shift: ``1 - exp((eps - c) / 2)`` for eps < c, else 0. Two shifts (replace):
@@ -246,11 +234,9 @@ def laplace_delta_closed_form(
 def gaussian_delta_closed_form(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
 @overload
 def gaussian_delta_closed_form(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
+    epsilon: object, *, sigma: float, adjacency: str
 ) -> FloatOrArray: ...
-def gaussian_delta_closed_form(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
-) -> FloatOrArray:
+def gaussian_delta_closed_form(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray:
     """Balle-Wang analytic delta: ``Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D)``.
 
     D = 1 (add/remove) or sqrt(2) (replace) is the Euclidean length of the shift.
@@ -282,10 +268,10 @@ def randomized_response_delta_closed_form(
 ) -> float: ...
 @overload
 def randomized_response_delta_closed_form(
-    epsilon: npt.ArrayLike, *, n_outcomes: int, keep_probability: float
+    epsilon: object, *, n_outcomes: int, keep_probability: float
 ) -> FloatOrArray: ...
 def randomized_response_delta_closed_form(
-    epsilon: npt.ArrayLike, *, n_outcomes: int, keep_probability: float
+    epsilon: object, *, n_outcomes: int, keep_probability: float
 ) -> FloatOrArray:
     """Exact delta of k-ary RR: ``max(0, a - e^eps b, b - e^eps a)``, a = keep, b = (1-a)/(n-1)."""
     eps = check_epsilons(epsilon, allow_zero=True)
@@ -344,10 +330,10 @@ def discrete_gaussian_delta_enumerated(
 ) -> float: ...
 @overload
 def discrete_gaussian_delta_enumerated(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
+    epsilon: object, *, sigma: float, adjacency: str
 ) -> FloatOrArray: ...
 def discrete_gaussian_delta_enumerated(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
+    epsilon: object, *, sigma: float, adjacency: str
 ) -> FloatOrArray:
     """Exact delta of the discrete Gaussian histogram mechanism by enumerating outputs."""
     eps = check_epsilons(epsilon, allow_zero=True)
@@ -392,7 +378,7 @@ def _binned_coordinate(
 
 
 def binned_privacy_bounds(
-    epsilon: npt.ArrayLike, *, noise: str, scale: float, adjacency: str, n_bins: int = 400
+    epsilon: object, *, noise: str, scale: float, adjacency: str, n_bins: int = 400
 ) -> BinnedBounds:
     """Certified bounds on the exact delta and on the lemma's delta P(loss > eps).
 

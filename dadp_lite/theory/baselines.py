@@ -23,7 +23,6 @@ import math
 from typing import overload
 
 import numpy as np
-import numpy.typing as npt
 from scipy import special
 
 from dadp_lite._types import FloatArray, FloatOrArray
@@ -211,8 +210,8 @@ def expected_empirical_alpha(bias: object, se: object, *, grid: int = 4001) -> f
 @overload
 def zcdp_delta(epsilon: float, *, rho: float) -> float: ...
 @overload
-def zcdp_delta(epsilon: npt.ArrayLike, *, rho: npt.ArrayLike) -> FloatOrArray: ...
-def zcdp_delta(epsilon: npt.ArrayLike, *, rho: npt.ArrayLike) -> FloatOrArray:
+def zcdp_delta(epsilon: object, *, rho: object) -> FloatOrArray: ...
+def zcdp_delta(epsilon: object, *, rho: object) -> FloatOrArray:
     """delta solving ``epsilon = rho + 2 sqrt(rho log(1/delta))`` (1 where ``epsilon <= rho``).
 
     ``rho`` may be an array broadcasting against ``epsilon``. This is the rho-zCDP ->
@@ -238,10 +237,10 @@ def discrete_gaussian_delta_as_printed(
 ) -> float: ...
 @overload
 def discrete_gaussian_delta_as_printed(
-    epsilon: npt.ArrayLike, *, noise_epsilon: npt.ArrayLike | None = None
+    epsilon: object, *, noise_epsilon: object | None = None
 ) -> FloatOrArray: ...
 def discrete_gaussian_delta_as_printed(
-    epsilon: npt.ArrayLike, *, noise_epsilon: npt.ArrayLike | None = None
+    epsilon: object, *, noise_epsilon: object | None = None
 ) -> FloatOrArray:
     """The paper's statement solved for delta: ``eps = e^2/2 + e sqrt(2 log(1/delta))``.
 
@@ -275,8 +274,8 @@ def discrete_gaussian_vacuous_from(gap: float) -> float:
 @overload
 def discrete_gaussian_delta_table_reading(epsilon: float) -> float: ...
 @overload
-def discrete_gaussian_delta_table_reading(epsilon: npt.ArrayLike) -> FloatOrArray: ...
-def discrete_gaussian_delta_table_reading(epsilon: npt.ArrayLike) -> FloatOrArray:
+def discrete_gaussian_delta_table_reading(epsilon: object) -> FloatOrArray: ...
+def discrete_gaussian_delta_table_reading(epsilon: object) -> FloatOrArray:
     """The reading that reproduces the discrete Gaussian delta column of Tables 1-3: the
     zCDP conversion with ``rho = epsilon / 10``.
 
@@ -291,8 +290,8 @@ def discrete_gaussian_delta_table_reading(epsilon: npt.ArrayLike) -> FloatOrArra
 @overload
 def discrete_gaussian_table_sigma(epsilon: float) -> float: ...
 @overload
-def discrete_gaussian_table_sigma(epsilon: npt.ArrayLike) -> FloatOrArray: ...
-def discrete_gaussian_table_sigma(epsilon: npt.ArrayLike) -> FloatOrArray:
+def discrete_gaussian_table_sigma(epsilon: object) -> FloatOrArray: ...
+def discrete_gaussian_table_sigma(epsilon: object) -> FloatOrArray:
     """The noise scale that the printed discrete Gaussian delta column implies:
     ``sigma = sqrt(20 / epsilon)`` (variance ``20 / epsilon``, the reading of
     :func:`discrete_gaussian_delta_table_reading`), against the text's ``2 / epsilon``."""

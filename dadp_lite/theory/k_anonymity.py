@@ -296,7 +296,7 @@ def subsampling_delta_edge_pairs(beta: float, epsilon: npt.ArrayLike, bound: int
     return _largest_pair_delta(pairs, beta, epsilon)
 
 
-def indicator_bias_as_printed(x: npt.ArrayLike, k: int, beta: float) -> FloatArray:
+def indicator_bias_as_printed(x: object, k: int, beta: float) -> FloatArray:
     """The paper's bias theorem, summed exactly as printed.
 
     For x_i >= k: sum_{j = x_i - k + 1}^{x_i} C(x_i, j) beta^(x_i - j) (1 - beta)^j;
@@ -314,7 +314,7 @@ def indicator_bias_as_printed(x: npt.ArrayLike, k: int, beta: float) -> FloatArr
     return out
 
 
-def indicator_bias(x: npt.ArrayLike, k: int, beta: float) -> FloatArray:
+def indicator_bias(x: object, k: int, beta: float) -> FloatArray:
     """P(Binomial(x_i, beta) < k) - 1{x_i < k}, computed from scipy's binomial cdf."""
     k = check_positive_int(k, "k")
     beta = check_probability(beta, "beta")
@@ -327,7 +327,7 @@ def indicator_bias(x: npt.ArrayLike, k: int, beta: float) -> FloatArray:
 TAIL_4_5_SIGMA = math.erfc(4.5 / math.sqrt(2))
 
 
-def compare_indicator_bias(indicator: npt.ArrayLike, expected: npt.ArrayLike) -> dict[str, float]:
+def compare_indicator_bias(indicator: object, expected: object) -> dict[str, float]:
     """Test simulated indicator differences ``(reps, n)`` against their expected bias.
 
     In each cell the indicator difference takes two values, so the number of repetitions

@@ -17,7 +17,6 @@ import math
 from typing import overload
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 from scipy import special
 
@@ -102,7 +101,7 @@ def lemma_event(p: object, q: object, epsilon: float) -> BoolArray:
     return mask[0] if single else mask
 
 
-def lemma_masses(p: object, q: object, epsilon: npt.ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
+def lemma_masses(p: object, q: object, epsilon: object) -> tuple[FloatOrArray, FloatOrArray]:
     """``(P(S^c), Q(S^c))`` at each epsilon."""
     eps = check_epsilons(epsilon, allow_zero=True)
     p_arr, q_arr, single = _pairs(p, q)
@@ -112,17 +111,17 @@ def lemma_masses(p: object, q: object, epsilon: npt.ArrayLike) -> tuple[FloatOrA
     return _finish(p_mass, single, eps), _finish(q_mass, single, eps)
 
 
-def lemma_delta(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
+def lemma_delta(p: object, q: object, epsilon: object) -> FloatOrArray:
     """The lemma's delta ``P(S^c)`` for the ordered pair (P, Q)."""
     return lemma_masses(p, q, epsilon)[0]
 
 
-def lemma_delta_both_orders(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
+def lemma_delta_both_orders(p: object, q: object, epsilon: object) -> FloatOrArray:
     """The lemma applied to both orders of a neighbouring pair: ``max(P(S^c), Q(S'^c))``."""
     return np.maximum(lemma_delta(p, q, epsilon), lemma_delta(q, p, epsilon))
 
 
-def lemma_gap(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
+def lemma_gap(p: object, q: object, epsilon: object) -> FloatOrArray:
     """What the lemma overpays for (P, Q): ``e^eps Q(S^c) = lemma_delta - hockey_stick``."""
     eps = check_epsilons(epsilon, allow_zero=True)
     q_mass = lemma_masses(p, q, eps)[1]
@@ -131,7 +130,7 @@ def lemma_gap(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
     return float(gap) if np.ndim(gap) == 0 else gap
 
 
-def max_event_violation(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
+def max_event_violation(p: object, q: object, epsilon: object) -> FloatOrArray:
     """``max over all events O of P(O) - e^eps Q(O)`` by enumerating every subset of outcomes.
 
     This is the definition of (eps, delta)-DP checked literally (2^n events, n <= 16), with no
@@ -191,10 +190,8 @@ def random_distribution_pairs(
 @overload
 def laplace_lemma_delta(epsilon: float, *, scale: float, adjacency: str) -> float: ...
 @overload
-def laplace_lemma_delta(
-    epsilon: npt.ArrayLike, *, scale: float, adjacency: str
-) -> FloatOrArray: ...
-def laplace_lemma_delta(epsilon: npt.ArrayLike, *, scale: float, adjacency: str) -> FloatOrArray:
+def laplace_lemma_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray: ...
+def laplace_lemma_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray:
     """``P(loss > eps)`` for the Laplace histogram mechanism (c = 1 / scale).
 
     One shift: ``1 - exp(-(c - eps)/2) / 2`` for eps < c, else 0 (a jump from 1/2 to 0 at
@@ -213,10 +210,8 @@ def laplace_lemma_delta(epsilon: npt.ArrayLike, *, scale: float, adjacency: str)
 @overload
 def gaussian_lemma_delta(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
 @overload
-def gaussian_lemma_delta(
-    epsilon: npt.ArrayLike, *, sigma: float, adjacency: str
-) -> FloatOrArray: ...
-def gaussian_lemma_delta(epsilon: npt.ArrayLike, *, sigma: float, adjacency: str) -> FloatOrArray:
+def gaussian_lemma_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray: ...
+def gaussian_lemma_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray:
     """``P(loss > eps) = Phi(D/(2 sigma) - eps sigma / D)``, D = 1 or sqrt(2) (replace)."""
     eps = check_epsilons(epsilon, allow_zero=True)
     sigma = check_epsilon(sigma, "sigma")
@@ -231,10 +226,10 @@ def randomized_response_lemma_delta(
 ) -> float: ...
 @overload
 def randomized_response_lemma_delta(
-    epsilon: npt.ArrayLike, *, n_outcomes: int, keep_probability: float
+    epsilon: object, *, n_outcomes: int, keep_probability: float
 ) -> FloatOrArray: ...
 def randomized_response_lemma_delta(
-    epsilon: npt.ArrayLike, *, n_outcomes: int, keep_probability: float
+    epsilon: object, *, n_outcomes: int, keep_probability: float
 ) -> FloatOrArray:
     """Lemma delta of k-ary RR: ``a 1{a > e^eps b} + b 1{b > e^eps a}``, b = (1-a)/(n-1)."""
     eps = check_epsilons(epsilon, allow_zero=True)
@@ -249,7 +244,7 @@ def randomized_response_lemma_delta(
 
 
 def privacy_curves(
-    epsilon: npt.ArrayLike,
+    epsilon: object,
     *,
     laplace_scale: float,
     gaussian_sigma: float,

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias, overload
 
 import numpy as np
-import numpy.typing as npt
 
 from dadp_lite._types import FloatArray, FloatOrArray, IntArray
 from dadp_lite._validate import (
@@ -74,8 +73,8 @@ def check_distribution(p: object, name: str = "p", atol: float = 1e-9) -> FloatA
 @overload
 def hockey_stick(p: object, q: object, epsilon: float) -> float: ...
 @overload
-def hockey_stick(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray: ...
-def hockey_stick(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
+def hockey_stick(p: object, q: object, epsilon: object) -> FloatOrArray: ...
+def hockey_stick(p: object, q: object, epsilon: object) -> FloatOrArray:
     """``sum_o max(p(o) - e^eps q(o), 0)``: the exact delta of P against Q at ``epsilon``.
 
     ``p`` and ``q`` are probability vectors over the same outcomes; ``epsilon`` may be an
@@ -98,8 +97,8 @@ def hockey_stick(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
 @overload
 def exact_delta(p: object, q: object, epsilon: float) -> float: ...
 @overload
-def exact_delta(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray: ...
-def exact_delta(p: object, q: object, epsilon: npt.ArrayLike) -> FloatOrArray:
+def exact_delta(p: object, q: object, epsilon: object) -> FloatOrArray: ...
+def exact_delta(p: object, q: object, epsilon: object) -> FloatOrArray:
     """Smallest delta valid in both directions: ``max(H(P||Q), H(Q||P))``."""
     return np.maximum(hockey_stick(p, q, epsilon), hockey_stick(q, p, epsilon))
 
@@ -117,7 +116,7 @@ def histograms_up_to(n_cells: int, bound: int) -> IntArray:
 
 
 def neighbours(
-    x: npt.ArrayLike,
+    x: object,
     adjacency: str,
     bound: int,
     groups: CellGroups | None = None,
@@ -169,7 +168,7 @@ def _neighbours(
 
 @overload
 def worst_case_delta(
-    output_distribution: Callable[[IntArray], npt.ArrayLike],
+    output_distribution: Callable[[IntArray], object],
     n_cells: int,
     bound: int,
     adjacency: str,
@@ -178,19 +177,19 @@ def worst_case_delta(
 ) -> float: ...
 @overload
 def worst_case_delta(
-    output_distribution: Callable[[IntArray], npt.ArrayLike],
+    output_distribution: Callable[[IntArray], object],
     n_cells: int,
     bound: int,
     adjacency: str,
-    epsilon: npt.ArrayLike,
+    epsilon: object,
     groups: CellGroups | None = None,
 ) -> FloatOrArray: ...
 def worst_case_delta(
-    output_distribution: Callable[[IntArray], npt.ArrayLike],
+    output_distribution: Callable[[IntArray], object],
     n_cells: int,
     bound: int,
     adjacency: str,
-    epsilon: npt.ArrayLike,
+    epsilon: object,
     groups: CellGroups | None = None,
 ) -> FloatOrArray:
     """Largest exact delta over all ordered neighbouring pairs of small histograms.

@@ -98,8 +98,8 @@ def _out(value: FloatArray) -> FloatOrArray:
 @overload
 def dp_swapping_colocation_probability(epsilon: float, n_q: int) -> float: ...
 @overload
-def dp_swapping_colocation_probability(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray: ...
-def dp_swapping_colocation_probability(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray:
+def dp_swapping_colocation_probability(epsilon: object, n_q: int) -> FloatOrArray: ...
+def dp_swapping_colocation_probability(epsilon: object, n_q: int) -> FloatOrArray:
     """Probability that two items starting at different QI values end at the same one.
 
     ``2 gamma (1 - gamma) / (n_Q - 1) + (n_Q - 2) ((1 - gamma) / (n_Q - 1))^2``.
@@ -113,8 +113,8 @@ def dp_swapping_colocation_probability(epsilon: npt.ArrayLike, n_q: int) -> Floa
 @overload
 def dp_swapping_delta_as_printed(epsilon: float, n_q: int) -> float: ...
 @overload
-def dp_swapping_delta_as_printed(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray: ...
-def dp_swapping_delta_as_printed(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray:
+def dp_swapping_delta_as_printed(epsilon: object, n_q: int) -> FloatOrArray: ...
+def dp_swapping_delta_as_printed(epsilon: object, n_q: int) -> FloatOrArray:
     """The theorem's delta: ``1 - (1 - gamma^2)/(n_Q - 1) - ((1 - gamma)/(n_Q - 1))^2``."""
     n = _n_q(n_q)
     g = np.asarray(keep_probability(epsilon, n))
@@ -124,8 +124,8 @@ def dp_swapping_delta_as_printed(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArr
 @overload
 def dp_swapping_delta_proof_line3(epsilon: float, n_q: int) -> float: ...
 @overload
-def dp_swapping_delta_proof_line3(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray: ...
-def dp_swapping_delta_proof_line3(epsilon: npt.ArrayLike, n_q: int) -> FloatOrArray:
+def dp_swapping_delta_proof_line3(epsilon: object, n_q: int) -> FloatOrArray: ...
+def dp_swapping_delta_proof_line3(epsilon: object, n_q: int) -> FloatOrArray:
     """Third line of the proof, with its ``n_N - 2`` read as ``n_Q - 2``.
 
     ``1 - 2 gamma (1 - gamma)/(n_Q - 1) - (n_Q - 2)((1 - gamma)/(n_Q - 1))^2``, i.e. one minus
@@ -138,8 +138,8 @@ def dp_swapping_delta_proof_line3(epsilon: npt.ArrayLike, n_q: int) -> FloatOrAr
 @overload
 def dp_swapping_cell_delta(epsilon: float, n_q: int, bound: int = 2) -> float: ...
 @overload
-def dp_swapping_cell_delta(epsilon: npt.ArrayLike, n_q: int, bound: int = 2) -> FloatOrArray: ...
-def dp_swapping_cell_delta(epsilon: npt.ArrayLike, n_q: int, bound: int = 2) -> FloatOrArray:
+def dp_swapping_cell_delta(epsilon: object, n_q: int, bound: int = 2) -> FloatOrArray: ...
+def dp_swapping_cell_delta(epsilon: object, n_q: int, bound: int = 2) -> FloatOrArray:
     """Exact worst-case delta of per-cell DP swapping under ``"qi_replace"`` adjacency.
 
     With counts bounded by ``bound`` >= 2 the worst pair is a cell of count 2 (alone in its
@@ -159,10 +159,10 @@ def dp_swapping_cell_delta(epsilon: npt.ArrayLike, n_q: int, bound: int = 2) -> 
 def dp_swapping_record_delta(epsilon: float, n_q: int, adjacency: str = "qi_replace") -> float: ...
 @overload
 def dp_swapping_record_delta(
-    epsilon: npt.ArrayLike, n_q: int, adjacency: str = "qi_replace"
+    epsilon: object, n_q: int, adjacency: str = "qi_replace"
 ) -> FloatOrArray: ...
 def dp_swapping_record_delta(
-    epsilon: npt.ArrayLike, n_q: int, adjacency: str = "qi_replace"
+    epsilon: object, n_q: int, adjacency: str = "qi_replace"
 ) -> FloatOrArray:
     """Exact delta of per-record DP swapping (appendix algorithm).
 
@@ -184,10 +184,10 @@ def dp_swapping_delta(
 ) -> float: ...
 @overload
 def dp_swapping_delta(
-    epsilon: npt.ArrayLike, n_q: int, *, unit: str, adjacency: str, bound: int = 2
+    epsilon: object, n_q: int, *, unit: str, adjacency: str, bound: int = 2
 ) -> FloatOrArray: ...
 def dp_swapping_delta(
-    epsilon: npt.ArrayLike, n_q: int, *, unit: str, adjacency: str, bound: int = 2
+    epsilon: object, n_q: int, *, unit: str, adjacency: str, bound: int = 2
 ) -> FloatOrArray:
     """Exact worst-case delta of DP swapping (closed forms checked by enumeration).
 
@@ -322,7 +322,7 @@ def dp_swapping_exact_delta(
 ) -> float: ...
 @overload
 def dp_swapping_exact_delta(
-    epsilon: npt.ArrayLike,
+    epsilon: object,
     *,
     n_q: int,
     n_groups: int,
@@ -333,7 +333,7 @@ def dp_swapping_exact_delta(
 ) -> FloatOrArray: ...
 @overload
 def dp_swapping_exact_delta(
-    epsilon: npt.ArrayLike,
+    epsilon: object,
     *,
     n_q: int,
     n_groups: int,
@@ -343,7 +343,7 @@ def dp_swapping_exact_delta(
     return_pair: Literal[True],
 ) -> tuple[float, MatrixPair | None]: ...
 def dp_swapping_exact_delta(
-    epsilon: npt.ArrayLike,
+    epsilon: object,
     *,
     n_q: int,
     n_groups: int,

@@ -129,7 +129,7 @@ def threshold_candidates(name: str, parts: Sequence[FloatArray], size: int = 256
         return int(np.count_nonzero(cert_x > t[j])), int(np.count_nonzero(cert_y > t[j]))
 
     def describe(j: int, complement: bool) -> str:
-        return f"{name} {'<=' if complement else '>'} {t[j]:.6g}"
+        return f"{name} {'≤' if complement else '>'} {t[j]:.3g}"
 
     return Candidates(f"threshold: {name}", a, b, sx.size, certify, describe)
 

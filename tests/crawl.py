@@ -412,6 +412,10 @@ def glossary_findings(boxes: list[dict], entries: list[list[str]], anchors: dict
     for number, box in enumerate(boxes, 1):
         text, links = box.get("text", ""), box.get("links", [])
         linked = {href.rsplit("#", 1)[-1] for href in links if "glossary" in href and "#" in href}
+        covered = [t for e in entries if ({anchors.get(t) for t in e} - {None}) & linked
+                   for t in e if len(t) > 2]  # fmt: skip
+        for name in sorted(covered, key=len, reverse=True):  # "QI-replace adjacency", linked,
+            text = re.sub(re.escape(name), " ", text, flags=re.I)  # covers "adjacency" in it
         for entry in entries:
             ids = {anchors.get(term) for term in entry} - {None}
             if ids & linked:

@@ -234,8 +234,10 @@ def _glossary_anchors(html: Path) -> dict[str, str]:
     if not page.is_file():
         return {}
     soup = BeautifulSoup(page.read_text(), "html.parser")
+    for link in soup.select("dl.glossary dt a.headerlink"):  # the theme's "#" (or "¶")
+        link.decompose()
     return {
-        dt.get_text(" ", strip=True).rstrip("¶ "): dt["id"]
+        dt.get_text(" ", strip=True).rstrip("¶# "): dt["id"]
         for dt in soup.select("dl.glossary dt[id]")
     }
 

@@ -60,6 +60,18 @@ def test_a_term_in_a_main_result_needs_a_link_to_its_definition(tmp_path):
     )
 
 
+def test_a_linked_longer_term_covers_the_shorter_term_inside_it():
+    """A box that links "QI-replace adjacency" does not also need a link for "adjacency",
+    the word inside it; the shorter term used on its own still does."""
+    entries = [["adjacency"], ["QI-replace adjacency"]]
+    anchors = {"adjacency": "term-adjacency", "QI-replace adjacency": "term-qi"}
+    inside = {"text": "Under QI-replace adjacency δ is 0.89.", "links": ["glossary.html#term-qi"]}
+    assert crawl.glossary_findings([inside], entries, anchors) == []
+    alone = {"text": "Under QI-replace adjacency, and any adjacency.",
+             "links": ["glossary.html#term-qi"]}  # fmt: skip
+    assert len(crawl.glossary_findings([alone], entries, anchors)) == 1  # the bare word
+
+
 def test_tables_a_person_would_not_print_are_found():
     clean = {"caption": "ok", "index": 0, "head": ["ε", "ℓ₁ bias (records)", "count"],
              "rows": [["0.5", "1.25", "540"], ["1", "0.5", "12,750"]]}  # fmt: skip

@@ -252,7 +252,11 @@ def indicator_bias_as_printed(x: np.ndarray, k: int, beta: float) -> np.ndarray:
     for index, count in np.ndenumerate(x):
         if count >= k:
             j = np.arange(count - k + 1, count + 1)
-            out[index] = float(np.sum(comb(count, j) * beta ** (count - j) * (1 - beta) ** j))
+            with np.errstate(over="ignore", invalid="ignore"):
+                terms = comb(count, j) * beta ** (count - j) * (1 - beta) ** j
+            if not np.all(np.isfinite(terms)):  # C(x, j) beyond floats (x in the thousands)
+                terms = binom.pmf(j, count, 1 - beta)  # the same terms, from logarithms
+            out[index] = float(np.sum(terms))
     return out
 
 

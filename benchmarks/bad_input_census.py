@@ -1069,7 +1069,7 @@ def _cache_case(kind: str):
         outcome.own_tree = True
         outcome.written = (tmp / "b" / "timings.json").read_bytes() != before
         if kind == "same-bytes":
-            reused = "1 reused from the build cache" in outcome.stdout
+            reused = "reused from the build cache, 0 executed" in outcome.stdout
             outcome.verdict = "handled" if outcome.returncode == 0 and reused else "unclear"
         elif outcome.returncode == 0:
             outcome.verdict = "silent"  # results reused (or computed) from the wrong data

@@ -138,13 +138,15 @@ _DECLARATION = re.compile(rf"^(?:list\[|(?:{'|'.join(KINDS)})\b)")
 
 def _declare(name: str, comment: str | None) -> tuple[Spec | None, str, str]:
     """A comment starting with a type is a declaration; any other comment is the meaning."""
+    entry = vocabulary_entry(name)
     if comment and _DECLARATION.match(comment):
         try:
             spec, meaning = parse_declaration(comment)
-            return spec, meaning, "declared"
         except DeclarationError as error:
             return None, "", f"bad declaration: {error}"
-    entry = vocabulary_entry(name)
+        if not meaning and entry is not None:  # a narrower range of a standard name
+            meaning = parse_declaration(entry)[1]
+        return spec, meaning, "declared"
     if entry is None:
         return None, comment or "", "undeclared: not in the vocabulary and no '# <type>' comment"
     spec, meaning = parse_declaration(entry)

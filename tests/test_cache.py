@@ -396,7 +396,9 @@ def test_a_page_deleted_or_damaged_in_the_output_is_rendered_again(toy, capsys):
     jupyter_book_copy.write_text("damaged")
     page.write_text("damaged")
     rebuild(toy, html=True)
-    assert "rendering everything (the rendered output is damaged" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "rendering everything (the rendered output is damaged" in out
+    assert "jupyter_book" not in out and "--path-output" not in out  # no internal command line
     assert page.read_text().rstrip().endswith("</html>") and "damaged" not in page.read_text()
     rebuild(toy, html=True)  # whole again: the next build renders nothing
     assert "the staged book is unchanged since its last render" in capsys.readouterr().out

@@ -1215,7 +1215,8 @@ def _ran(tmp: Path) -> bool:
 
 def issue33_cases() -> list[Case]:
     """The cases of issue 33 outside the course kit (items 1-5, 7): ids start ``i33-``."""
-    run12 = ["run", "12", "--out", "{tmp}/out"]
+    run12 = ["run", "12", "--out", "{tmp}/out", "--no-html", "-p", "EPSILONS", "[1]", "-p",
+             "DATASETS", "[ma2019]", "-p", "N_BOOT", "20"]  # fmt: skip
     quick = ["--no-html", "--profile", "quick"]
     cases = [Case(f"i33-cache-{kind}", 331, "cli", "refuse" if kind != "same-bytes" else "valid",
                   runner=_cache_case(kind), timeout=1800)
@@ -1225,7 +1226,7 @@ def issue33_cases() -> list[Case]:
                           ["run", chapter, "--out", "{tmp}/out", *quick, "-p", "EPSILONS", "[0.001, 100]"],
                           fragments=("EPSILONS", "outside"), check=_ran, timeout=1200))  # fmt: skip
     cases += [
-        Case("i33-epsilons-1-and-1.0", 333, "cli", "refuse", [*run12, *FAST, "-p", "EPSILONS", "[1, 1.0]"],
+        Case("i33-epsilons-1-and-1.0", 333, "cli", "refuse", ["run", "12", "--out", "{tmp}/out", *FAST, "-p", "EPSILONS", "[1, 1.0]"],
              fragments=("EPSILONS", "more than once")),
         Case("i33-ch11-own-defaults", 334, "cli", "valid", ["run", "11", "--out", "{tmp}/out", "--no-html"],
              check=_ran, timeout=1200),
@@ -1241,7 +1242,7 @@ def issue33_cases() -> list[Case]:
         Case("i33-two-merge-keys", 335, "cli", "refuse", [*run12, "-y", "{tmp}/m.yaml"],
              {"m.yaml": b"<<: {REPS: 20}\n<<: {REPS: 30}\n"}, ("merge key",)),
         Case("i33-p-3_5", 335, "cli", "refuse", [*run12, "-p", "REPS", "3_5"], {}, ("REPS", "3_5")),
-        Case("i33-csv-age-3_5", 335, "cli", "refuse", [*run12, *FAST, "-p", "DATASETS", "[{tmp}/mine.csv]"],
+        Case("i33-csv-age-3_5", 335, "cli", "refuse", ["run", "12", "--out", "{tmp}/out", *FAST, "-p", "EPSILONS", "[1]", "-p", "DATASETS", "[{tmp}/mine.csv]"],
              {"mine.csv": _replace_field("AGEP", "3_5")}, ("AGEP", "3_5")),
         Case("i33-two-runs-one-out", 335, "cli", "refuse", runner=_concurrent_out, timeout=900),
         Case("i33-file-swapped-and-restored", 335, "cli", "refuse", runner=_swapped_and_restored, timeout=600),
@@ -1256,7 +1257,7 @@ def issue33_cases() -> list[Case]:
         Case("i33-y-fifo", 337, "cli", "refuse", runner=_fifo_yaml),
         Case("i33-y-nested", 337, "cli", "refuse", [*run12, "-y", "{tmp}/deep.yaml"],
              {"deep.yaml": DEEP.encode()}, ("deep.yaml", "nests")),
-        Case("i33-p-nested", 337, "cli", "refuse", [*run12, "-p", "EPSILONS", DEEP], {}, ("EPSILONS", "nests")),
+        Case("i33-p-nested", 337, "cli", "refuse", [*run12, "-p", "REPS", DEEP], {}, ("REPS", "nests")),
         Case("i33-y-too-large", 337, "cli", "refuse", [*run12, "-y", "{tmp}/big.yaml"],
              {"big.yaml": ("REPS: 20\n" + "# padding\n" * 200_000).encode()}, ("big.yaml", "MiB")),
         Case("i33-out-not-utf8", 337, "cli", "refuse", ["run", "01", "--out", "{tmp}/" + NOT_UTF8, *quick],

@@ -6,7 +6,8 @@
 #                  apt-get when running as root, otherwise the browser test is skipped)
 #   make unit   -> the unit tests alone (no chapter execution, no book build)
 #   make lint   -> ruff check and ruff format --check: package, tests, benchmarks, tools and
-#                  the chapters' code cells (what CI runs before the tests)
+#                  the chapters' code cells; mypy on dadp_lite, whose error counts may only
+#                  go down (tools/mypy_ratchet.py; what CI runs before the tests)
 #   make format -> ruff format the same files (the chapters' code cells in place)
 #   make lock   -> rewrite requirements.lock after a change of pyproject.toml's dependencies
 PYTHON ?= python3
@@ -60,6 +61,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check $(PY_SOURCES)
 	$(BIN)/ruff format --check $(PY_SOURCES)
 	$(BIN)/python tools/ruff_chapters.py
+	$(BIN)/python tools/mypy_ratchet.py
 
 format: $(STAMP)
 	$(BIN)/ruff format $(PY_SOURCES)

@@ -16,7 +16,8 @@ down this list and imports point up it (a module imports only modules listed abo
 - :mod:`~dadp_lite.plotting`, :mod:`~dadp_lite.tables`: one look for figures and tables;
 The build machinery is the separate package ``dadp_book``; nothing here imports it.
 
-The names below are the flat public API that chapters use.
+The names below are the flat public API that chapters use; every name of
+:mod:`~dadp_lite.mechanisms` is one of them (generated from its ``__all__``).
 """
 
 from dadp_lite import audit, experiments, mechanisms, registry, tables, theory
@@ -44,22 +45,7 @@ from dadp_lite.experiments import (
     release,
 )
 from dadp_lite.histogram import Histogram, histogram_of
-from dadp_lite.mechanisms import (
-    cell_suppression,
-    cell_suppression_main_text,
-    discrete_gaussian,
-    dp_cell_suppression,
-    dp_k_anonymity,
-    dp_swapping,
-    k_anonymity,
-    laplace,
-    mondrian,
-    mondrian_anonypy,
-    reconstruct,
-    sample_discrete_gaussian,
-    swapping,
-    swapping_reference,
-)
+from dadp_lite.mechanisms import *  # noqa: F403  (every sampler, generated)
 from dadp_lite.metrics import (
     BiasEstimate,
     alpha_fairness,
@@ -93,8 +79,6 @@ __all__ = [
     "Histogram",
     "alpha_fairness",
     "audit",
-    "cell_suppression",
-    "cell_suppression_main_text",
     "chunk_generators",
     "classification_accuracy",
     "classification_baseline",
@@ -102,37 +86,25 @@ __all__ = [
     "data_release_table",
     "dataset_label",
     "dataset_path",
-    "discrete_gaussian",
-    "dp_cell_suppression",
-    "dp_k_anonymity",
-    "dp_swapping",
     "empirical_bias",
     "experiments",
     "feature_domains",
     "histogram_of",
-    "k_anonymity",
     "l1_error",
     "l1_norm",
-    "laplace",
     "load_raw",
     "load_records",
     "make_rng",
     "mechanisms",
-    "mondrian",
-    "mondrian_anonypy",
     "paper_tables",
     "project_nonnegative",
     "recode",
-    "reconstruct",
     "registry",
     "release",
     "release_summary",
     "round_counts",
-    "sample_discrete_gaussian",
     "simulate",
     "source_info",
-    "swapping",
-    "swapping_reference",
     "tables",
     "theory",
     "use_style",
@@ -141,3 +113,4 @@ __all__ = [
     "chernoff_log_limit",
     "z_limit",
 ]
+__all__ += mechanisms.__all__

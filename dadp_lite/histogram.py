@@ -8,12 +8,16 @@ attribute varies fastest). Mechanisms work on the flat counts; batched releases 
 The quasi-identifier view regroups cells as a matrix whose rows are the combinations of
 non-QI values (the index sets :math:`\\mathcal{I}_i` of the paper) and whose columns are
 the QI values (:math:`\\mathcal{X}_Q`, of size :math:`n_Q`).
+
+A :class:`NeighbourPair` is two neighbouring histograms of one universe: what an exact
+worst case of :mod:`dadp_lite.theory` names and what :mod:`dadp_lite.audit` runs a
+mechanism on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -21,7 +25,7 @@ import pandas as pd
 from dadp_lite._validate import check_counts, check_domain, check_qi
 from dadp_lite.data import ATTRIBUTES, feature_domains
 
-__all__ = ["Histogram", "histogram_of"]
+__all__ = ["Histogram", "NeighbourPair", "histogram_of"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,3 +189,51 @@ def histogram_of(
 ) -> Histogram:
     """Shortcut for :meth:`Histogram.from_records` with the paper's five features."""
     return Histogram.from_records(records, attributes, domains)
+
+
+@dataclass(frozen=True)
+class NeighbourPair:
+    """Two neighbouring histograms of one universe to audit a mechanism on.
+
+    ``settings`` holds the parameter values the pair needs (for example ``k = 1`` for a
+    dataset of one record) and ``reason`` says in one sentence why this pair is the one.
+    """
+
+    x: Histogram
+    x_prime: Histogram
+    adjacency: str
+    settings: Mapping[str, object] = field(default_factory=dict)
+    reason: str = ""
+
+    @classmethod
+    def from_cells(
+        cls,
+        histogram: Histogram,
+        x_cells: Mapping[int, int],
+        y_cells: Mapping[int, int],
+        adjacency: str,
+        reason: str,
+        **settings: object,
+    ) -> NeighbourPair:
+        """A pair in ``histogram``'s universe: ``{flat cell: count}`` of each side (0
+        elsewhere), the adjacency, why this pair, and the settings it needs."""
+        x, y = (_placed(histogram, cells) for cells in (x_cells, y_cells))
+        return cls(x, y, adjacency, settings, reason)
+
+    @property
+    def changed(self) -> np.ndarray:
+        """Indices of the cells whose counts differ."""
+        return np.flatnonzero(self.x.counts != self.x_prime.counts)
+
+    def describe(self) -> str:
+        """The cells that differ as ``cell: count -> count`` (flat cell indices)."""
+        a, b = self.x.counts, self.x_prime.counts
+        return ", ".join(f"{i}: {a[i]} -> {b[i]}" for i in self.changed)
+
+
+def _placed(histogram: Histogram, cells: Mapping[int, int]) -> Histogram:
+    """``histogram``'s universe with the given counts in the given flat cells, 0 elsewhere."""
+    counts = np.zeros(histogram.n_cells, dtype=np.int64)
+    for cell, count in cells.items():
+        counts[cell] = count
+    return histogram.with_counts(counts)

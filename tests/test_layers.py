@@ -147,3 +147,51 @@ def test_the_checker_catches_sideways_upward_and_forbidden_imports(tmp_path, mon
     problems = _violations(bad)
     assert len(problems) == 3
     assert "theory" in problems[0] and "plotting" in problems[1] and "metrics" in problems[2]
+
+
+def _module_imports(path: Path) -> set[str]:
+    """The ``dadp_lite`` modules a file imports (anywhere in it), a ``from package import
+    submodule`` resolved to the submodule; packages' ``__init__`` files left out."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = {target for _, target in _imports(path)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+    modules = {_module_name(p) for p in SOURCES if p.name != "__init__.py"}
+    return found & modules
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle of ``graph`` (module -> modules it imports), or []."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = 2
+        path.pop()
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_no_module_of_the_package_imports_itself_in_a_circle():
+    """Modules of one package may import each other (the layers allow it), but never in a
+    circle, not even through an import inside a function (``data.files`` and
+    ``data.encoding`` once did)."""
+    graph = {_module_name(p): _module_imports(p) for p in SOURCES if p.name != "__init__.py"}
+    assert _cycle(graph) == []
+
+
+def test_the_circle_check_finds_a_circle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []

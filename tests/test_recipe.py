@@ -3,7 +3,8 @@
 A throwaway mechanism, the projected Gaussian (``max(x + N(0, sigma^2), 0)`` per cell,
 ``sigma = 2 / epsilon``), is added at test time the way the recipe says: a sampler
 (re-exported by ``dadp_lite.mechanisms`` and ``dadp_lite``), its calibration in
-``dadp_lite.definitions``, its exact answers, and one record in a copy of the registry.
+``dadp_lite.definitions``, its exact answers (histogram first, in the registry's argument
+order), and one record class registered with ``register`` in a copy of the registry.
 With no other code it then passes the registry's contract (``tests/test_registry.py``),
 the audits (``tests/test_audit.py``) and the data-release table; and skipping any step of
 the recipe fails a check.
@@ -23,7 +24,6 @@ or, for the wrong bias, by a margin stated beside it.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -37,7 +37,7 @@ from dadp_lite import definitions, registry
 from dadp_lite import experiments as ex
 from dadp_lite._validate import check_epsilon
 from dadp_lite.mechanisms._additive import additive_release
-from dadp_lite.registry._helpers import bound, make_pair, need_cells, profile_points
+from dadp_lite.theory._contract import bound, make_pair, need_cells, profile_points
 
 NAME = "projected_gaussian"
 #: Two neighbours' L2 distance under each adjacency the record declares.
@@ -81,54 +81,57 @@ def gaussian_delta_integrated(at, *, sigma, distance):
     return value
 
 
-# --------------------------------------------------- step 4: the registry record
-def _bias(histogram, *, epsilon):
-    return projected_gaussian_bias(histogram.counts, sigma=gaussian_sigma(epsilon))
+# (the exact answers in the registry's argument order: histogram first, keywords after)
+def exact_bias(histogram, *, epsilon, project=True):
+    sigma = gaussian_sigma(epsilon)
+    return projected_gaussian_bias(histogram.counts, sigma=sigma) if project else 0 * sigma
 
 
-def _delta(adjacency):
-    def delta(histogram, *, epsilon):
-        return gaussian_delta(epsilon, sigma=gaussian_sigma(epsilon), distance=DISTANCE[adjacency])
-
-    return delta
+def exact_delta(histogram, *, epsilon, adjacency, project=True):
+    return gaussian_delta(epsilon, sigma=gaussian_sigma(epsilon), distance=DISTANCE[adjacency])
 
 
-def _reference(histogram, *, epsilon, adjacency):
+def reference_delta(histogram, *, epsilon, adjacency, project=True):
     sigma = gaussian_sigma(epsilon)
     return gaussian_delta_integrated(epsilon, sigma=sigma, distance=DISTANCE[adjacency])
 
 
-def _worst_pair(histogram, *, epsilon=None):
+def worst_pair(histogram, *, epsilon=None, project=True):
     need_cells(histogram, 2)
     b = bound(histogram)
     reason = "every replace-one pair is at L2 distance sqrt 2; counts at the bound"
     return make_pair(histogram, {0: b, 1: b - 1}, {0: b - 1, 1: b}, "replace", reason)
 
 
-def _pair_delta(x, x_prime, *, epsilon, at=None):
+def pair_delta(x, x_prime, *, epsilon, at=None, project=True):
     distance = float(np.linalg.norm(x.counts - x_prime.counts))
     where = profile_points(epsilon, at)
     return gaussian_delta(where, sigma=gaussian_sigma(epsilon), distance=distance)
 
 
-PROJECTED_GAUSSIAN = dl.registry.Mechanism(
-    name=NAME,
-    label="projected Gaussian",
-    color="#E69F00",
-    kind="baseline",
-    source="book",
-    seed_key=max(m.seed_key for m in registry.REGISTRY.values()) + 1,
-    sampler=projected_gaussian,
-    calibration=gaussian_sigma,
-    exact_bias=_bias,
-    exact_delta={a: _delta(a) for a in DISTANCE},
-    adjacency="replace",
-    exact_method="analytic Gaussian mechanism (Balle and Wang 2018)",
-    reference_delta=_reference,
-    reference_tolerance=1e-8,
-    worst_pair=_worst_pair,
-    pair_delta=_pair_delta,
-)
+# --------------------------------------------------- step 4: the registry record
+class ProjectedGaussian(dl.registry.Mechanism):
+    """The record, declared as the template says (registered at test time)."""
+
+    name = NAME
+    label = "projected Gaussian"
+    color = "#E69F00"
+    kind = "baseline"
+    source = "book"
+    seed_key = max(m.seed_key for m in registry.REGISTRY.values()) + 1
+    sampler = projected_gaussian
+    fixed = {"project": True}
+    calibration = gaussian_sigma
+    exact_bias = exact_bias
+    adjacencies = tuple(DISTANCE)
+    adjacency = "replace"
+    exact_delta = exact_delta
+    exact_method = "analytic Gaussian mechanism (Balle and Wang 2018)"
+    reference_delta = reference_delta
+    reference_tolerance = 1e-8
+    worst_pair = worst_pair
+    pair_delta = pair_delta
+
 
 #: The steps a test may skip, in the recipe's order.
 STEPS = ("re-export", "calibration", "register")
@@ -136,7 +139,7 @@ STEPS = ("re-export", "calibration", "register")
 
 def follow_the_recipe(monkeypatch, *, skip: tuple[str, ...] = (), **changes) -> object:
     """Every step of the recipe (at test time; monkeypatch undoes them) but those in
-    ``skip``; ``changes`` replace fields of the record."""
+    ``skip``; ``changes`` replace attributes of the record."""
     if "re-export" not in skip:
         for package in (dl.mechanisms, dl):
             monkeypatch.setattr(package, NAME, projected_gaussian, raising=False)
@@ -144,10 +147,12 @@ def follow_the_recipe(monkeypatch, *, skip: tuple[str, ...] = (), **changes) -> 
     if "calibration" not in skip:
         monkeypatch.setattr(definitions, "gaussian_sigma", gaussian_sigma, raising=False)
         monkeypatch.setattr(definitions, "__all__", [*definitions.__all__, "gaussian_sigma"])
-    entry = dataclasses.replace(PROJECTED_GAUSSIAN, **changes)
+    cls = type("ProjectedGaussian", (ProjectedGaussian,), changes) if changes else ProjectedGaussian
     if "register" not in skip:
-        monkeypatch.setattr(registry, "REGISTRY", {**registry.REGISTRY, NAME: entry})
-    return entry
+        monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+        registry.register(cls)
+        return registry.REGISTRY[NAME]
+    return cls()
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +182,7 @@ def test_the_new_record_passes_the_registry_contract(monkeypatch, ma):
     contract.test_release_returns_all_repetitions_reproducibly(ma, entry)
     contract.test_release_agrees_with_exact_bias(ma, entry)
     contract.test_release_refuses_bad_values_naming_the_argument(ma, entry)
-    for adjacency in entry.exact_delta:
+    for adjacency in entry.adjacencies:
         for epsilon in (0.5, 2.0):
             contract.test_exact_delta_agrees_with_the_reference(entry, adjacency, epsilon)
 
@@ -216,12 +221,27 @@ def test_skipping_a_step_of_the_recipe_fails_the_contract(monkeypatch, step):
         contract.test_every_entry_follows_the_recipe(entry)
 
 
-def test_a_record_without_a_worst_pair_fails_the_contract_and_the_audits(monkeypatch):
-    entry = follow_the_recipe(monkeypatch, worst_pair=None, pair_delta=None)
-    with pytest.raises(AssertionError, match="worst_pair"):
-        contract.test_every_entry_follows_the_recipe(entry)
-    with pytest.raises(ValueError, match="names no worst-case pair"):
-        audits.test_registry_audits_never_exceed_the_exact_delta(entry)
+def test_a_record_without_a_worst_pair_is_refused_when_registered(monkeypatch):
+    """The audits and chapter 14 run every record on its worst pair: no opting out."""
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    bare = type("Bare", (dl.registry.Mechanism,), {
+        k: v for k, v in vars(ProjectedGaussian).items() if k not in ("worst_pair", "pair_delta")
+    })  # fmt: skip
+    with pytest.raises(TypeError, match="Bare does not set worst_pair, pair_delta"):
+        registry.register(bare)
+    assert NAME not in registry.REGISTRY
+
+
+def test_an_exact_answer_in_another_argument_order_is_refused(monkeypatch):
+    """A theory function that takes the counts first, or misses a parameter of the record,
+    cannot be named as it is: registration says which call it cannot take."""
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+
+    def counts_first(counts, epsilon):
+        return projected_gaussian_bias(counts, sigma=gaussian_sigma(epsilon))
+
+    with pytest.raises(TypeError, match=r"exact_bias\(counts, epsilon\) cannot be called as"):
+        registry.register(type("Wrong", (ProjectedGaussian,), {"exact_bias": counts_first}))
 
 
 def test_releases_below_zero_fail_the_contract(monkeypatch, ma):
@@ -237,7 +257,10 @@ def test_a_two_percent_bias_error_fails_the_contract(monkeypatch, ma):
     expected gap is 0.02 ||b||_1 (6.0 records) against a standard error of 0.51 at 4000
     repetitions: z about 11.8 against the limit 5.2, so the check would pass only after a
     fluctuation of 6.6 standard errors (probability below 1e-10)."""
-    wrong = lambda histogram, *, epsilon: 1.02 * _bias(histogram, epsilon=epsilon)  # noqa: E731
+
+    def wrong(histogram, *, epsilon, project=True):
+        return 1.02 * exact_bias(histogram, epsilon=epsilon)
+
     entry = follow_the_recipe(monkeypatch, exact_bias=wrong)
     with pytest.raises(AssertionError, match=r"\|z\|"):
         contract.test_release_agrees_with_exact_bias(ma, entry)

@@ -29,7 +29,6 @@ mechanism has standard error 0 and must match exactly (to round-off).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import importlib
 import math
 import pkgutil
@@ -99,14 +98,14 @@ def test_release_agrees_with_exact_bias(ma, entry):
 
 @pytest.mark.parametrize(
     ("entry", "adjacency"),
-    [(e, a) for e in ENTRIES for a in e.exact_delta],
-    ids=[f"{e.name}-{a}" for e in ENTRIES for a in e.exact_delta],
+    [(e, a) for e in ENTRIES for a in e.adjacencies],
+    ids=[f"{e.name}-{a}" for e in ENTRIES for a in e.adjacencies],
 )
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
 def test_exact_delta_agrees_with_the_reference(entry, adjacency, epsilon):
     assert entry.reference_delta is not None, f"{entry.name} has no reference computation"
     fast = entry.delta(TINY, epsilon=epsilon, adjacency=adjacency, **TINY_SETTINGS)
-    values = entry.select(TINY_SETTINGS)
+    values = entry.select(TINY_SETTINGS) | dict(entry.fixed)
     reference = entry.reference_delta(TINY, epsilon=epsilon, adjacency=adjacency, **values)
     assert 0.0 <= fast <= 1.0
     assert abs(fast - reference) <= entry.reference_tolerance, (fast, reference)
@@ -143,12 +142,13 @@ def test_every_entry_follows_the_recipe(entry):
     assert entry.scales_with in dl.registry.SCALES
     assert entry.takes != "records" or entry.scales_with == "records", entry.name
     assert entry.color.startswith("#") and entry.label
-    assert entry.exact_delta, f"{entry.name} has no exact delta"
-    assert entry.adjacency in entry.exact_delta
-    assert entry.reference_delta is not None, f"{entry.name} has no reference computation"
-    # the audits (dadp_lite.audit, chapter 14) run every record on its worst-case pair
-    assert entry.worst_pair is not None, f"{entry.name} names no worst_pair"
-    assert entry.pair_delta is not None, f"{entry.name} has no pair_delta"
+    assert entry.adjacencies, f"{entry.name} has no exact delta"
+    assert entry.adjacency in entry.adjacencies
+    # every required function named (the audits, chapter 14, run every record's worst pair)
+    for attribute, required in dl.registry.FUNCTIONS.items():
+        assert not required or callable(getattr(entry, attribute, None)), (
+            f"{entry.name} names no {attribute}"
+        )
     # the sampler (and its run_chunks) re-exported, as CONTRIBUTING requires
     exported = [(entry.sampler, (dl.mechanisms, dl))]
     if entry.run_chunks is not None:
@@ -180,32 +180,72 @@ def test_every_entry_follows_the_recipe(entry):
 
 
 def test_every_record_of_the_registry_package_is_registered():
-    """A record defined in a family module but missing from its ``RECORDS`` (or a family
-    missing from ``FAMILIES``) would escape every check: refuse it."""
+    """A record class defined in a family module but not decorated with ``register`` (or a
+    family missing from ``FAMILIES``) would escape every check: refuse it. A class without
+    a ``name`` is a shared base of records, not a record."""
     found = 0
     for info in pkgutil.iter_modules(dl.registry.__path__):
         if info.name == "_template":  # a commented skeleton, never imported
             continue
         module = importlib.import_module(f"dadp_lite.registry.{info.name}")
         for value in vars(module).values():
-            if isinstance(value, Mechanism):
+            if isinstance(value, type) and issubclass(value, Mechanism) and "name" in vars(value):
                 found += 1
-                assert REGISTRY.get(value.name) is value, f"{value.name} is not registered"
-    assert found >= len(REGISTRY)
+                assert type(REGISTRY.get(value.name)) is value, f"{value.name} is not registered"
+    assert found == len(REGISTRY)
 
 
-def test_the_template_names_every_field_of_a_record():
-    """``dadp_lite/registry/_template.py`` is what a new record copies: it must show every
-    field of :class:`Mechanism`, so a field added later is documented there too."""
+def test_the_template_sets_every_attribute_of_a_record():
+    """``dadp_lite/registry/_template.py`` is what a new record copies: it must set every
+    attribute of :class:`Mechanism`, so an attribute added later is documented there too."""
     tree = ast.parse((Path(dl.registry.__file__).parent / "_template.py").read_text())
-    calls = [
+    classes = [
         node
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Mechanism"
+        if isinstance(node, ast.ClassDef)
+        and any(getattr(b, "id", "") == "Mechanism" for b in node.bases)
     ]
-    assert len(calls) == 1
-    named = {keyword.arg for keyword in calls[0].keywords}
-    assert named == {f.name for f in dataclasses.fields(Mechanism)}
+    assert len(classes) == 1
+    named = {t.id for node in classes[0].body if isinstance(node, ast.Assign) for t in node.targets}
+    assert named == set(Mechanism.__annotations__)
+
+
+def test_a_record_is_checked_when_it_is_registered():
+    """A missing required function, a declared value that is not allowed, or a function
+    that cannot take the arguments the record passes is refused, naming what is wrong."""
+    laplace = REGISTRY["laplace"]
+    with pytest.raises(TypeError, match="does not set worst_pair"):
+        keep = (
+            "name",
+            "label",
+            "color",
+            "kind",
+            "source",
+            "seed_key",
+            "adjacency",
+            "adjacencies",
+            "sampler",
+            "exact_delta",
+            "reference_delta",
+            "pair_delta",
+        )
+        type("NoPair", (Mechanism,), {k: getattr(laplace, k) for k in keep})()  # fmt: skip
+
+    def bias(histogram, *, epsilon):  # forgets the fixed keyword "project"
+        return np.zeros(histogram.n_cells)
+
+    with pytest.raises(TypeError, match=r"exact_bias\(histogram, \*, epsilon\) cannot be called"):
+        laplace.replace(exact_bias=bias)
+    with pytest.raises(ValueError, match="adjacency must be one of"):
+        laplace.replace(adjacency="qi_replace", adjacencies=("replace",))
+    free = max(m.seed_key for m in REGISTRY.values()) + 1
+    with pytest.raises(ValueError, match=f"seed_key 0 is laplace's; the next free one is {free}"):
+        dl.registry.register(_renamed(laplace))
+
+
+def _renamed(entry):
+    """An unregistered subclass of ``entry``'s class under a new name, same seed key."""
+    return type("Renamed", (type(entry),), {"name": "renamed"})
 
 
 # ------------------------------------------------------------- binding settings
@@ -238,8 +278,8 @@ def test_a_record_with_run_chunks_releases_every_chunk_in_one_call(ma):
         return entry.run_chunks(data, chunks, **params)
 
     kwargs = {"reps": 60, "seed": 1, "rate": 0.3}  # two chunks of 50 and 10
-    spied = dl.release(dataclasses.replace(entry, run_chunks=spy), ma, **kwargs)
-    plain = dl.release(dataclasses.replace(entry, run_chunks=None), ma, **kwargs)
+    spied = dl.release(entry.replace(run_chunks=spy), ma, **kwargs)
+    plain = dl.release(entry.replace(run_chunks=None), ma, **kwargs)
     assert calls == [2]
     np.testing.assert_array_equal(spied, plain)
 
@@ -247,7 +287,5 @@ def test_a_record_with_run_chunks_releases_every_chunk_in_one_call(ma):
 @pytest.mark.parametrize("field", ["kind", "source", "takes", "scales_with"])
 def test_a_record_refuses_an_unknown_declared_value(field):
     """Declared fields take one of their listed values; a typo raises, naming the field."""
-    import dataclasses
-
     with pytest.raises(ValueError, match=field):
-        dataclasses.replace(dl.registry.get("laplace"), **{field: "cells"})
+        dl.registry.get("laplace").replace(**{field: "cells"})

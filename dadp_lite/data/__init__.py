@@ -3,15 +3,17 @@
 A dataset is a registered name (``"ma2019"``, ``"tx2019"``, ``"national2019"``: the
 paper's MA, TX and Outlier; located, verified against the published SHA-256, downloaded
 if needed) or the path of a ``.csv`` or ``.parquet`` file in the excerpt schema (columns
-RAC1P, SEX, OWN_RENT, AGEP, PINCP at least). Four modules, one job each:
+RAC1P, SEX, OWN_RENT, AGEP, PINCP at least). Five modules, one job each:
 
 - :mod:`~dadp_lite.data.schema`: the schema's columns and domains, and the validation of
   every value (errors name the column and the row);
 - :mod:`~dadp_lite.data.excerpts`: the registered excerpts (where, which hash, download);
-- :mod:`~dadp_lite.data.files`: a name or a path -> a file -> text columns; provenance
-  (:func:`source_info`); labels; :func:`write_excerpt`;
+- :mod:`~dadp_lite.data.files`: a name or a path -> a file -> text columns; labels;
+  :func:`write_excerpt`;
 - :mod:`~dadp_lite.data.encoding`: the :class:`Encoding` (age brackets, income cut,
-  universe) that turns the columns into the paper's five features.
+  universe) that turns the columns into the paper's five features;
+- :mod:`~dadp_lite.data.provenance`: :func:`source_info`, a run's input read, hashed and
+  validated once.
 
 Recoding under the default encoding (the paper used IPUMS names RACE, SEX, OWNERSHP,
 AGE, INCTOT; the SDNist v2 files call them RAC1P, SEX, OWN_RENT, AGEP, PINCP):
@@ -72,10 +74,10 @@ from dadp_lite.data.files import (
     read_excerpt_csv,
     read_excerpt_file,
     read_excerpt_parquet,
-    source_info,
     source_path,
     write_excerpt,
 )
+from dadp_lite.data.provenance import source_info
 from dadp_lite.data.schema import (
     AGE_EDGES,
     ATTRIBUTES,

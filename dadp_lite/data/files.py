@@ -5,7 +5,8 @@ located and verified against its SHA-256 by :mod:`dadp_lite.data.excerpts`) or t
 (``str`` or ``os.PathLike``) of a ``.csv`` or ``.parquet`` file in the excerpt schema
 (:mod:`dadp_lite.data.schema`). A registered name wins over a file of the same name in
 the working directory. A user file has no published hash, so it is read as it is; its
-SHA-256 and row count are what :func:`source_info` reports for a run's provenance.
+SHA-256 and row count are what
+:func:`~dadp_lite.data.provenance.source_info` reports for a run's provenance.
 
 A dataset's identity is its name and the SHA-256 of its bytes. A file is read once and
 hashed from the bytes read (:func:`load_raw` returns the frame with ``attrs["sha256"]``),
@@ -56,7 +57,6 @@ __all__ = [
     "read_excerpt_csv",
     "read_excerpt_file",
     "read_excerpt_parquet",
-    "source_info",
     "source_path",
     "write_excerpt",
 ]
@@ -342,27 +342,6 @@ def load_raw(dataset: DatasetRef, data_dir: str | os.PathLike[str] | None = None
             f"SHA-256 of {info.filename}; the file was not used"
         )
     return raw
-
-
-def source_info(dataset: DatasetRef, *, validate: bool = True) -> dict[str, object]:
-    """Where a dataset's records come from: ``name``, ``path``, ``sha256``, ``bytes``, ``rows``.
-
-    ``dataset`` is a registered name (the file is located and verified as by
-    :func:`~dadp_lite.data.excerpts.dataset_path`) or the path of a file in the excerpt
-    schema. The file is read once; ``sha256`` is the hash of the bytes read, ``rows`` the
-    records parsed from them. With ``validate`` every value is checked as loading the
-    dataset under the default encoding would (:func:`~dadp_lite.data.encoding.encode`),
-    so a bad file is refused here, naming the column and row, before any work starts.
-    """
-    raw = load_raw(dataset)
-    if validate:
-        from dadp_lite.data.encoding import encode
-
-        encode(raw)
-    path = source_path(dataset)
-    digest = raw.attrs["sha256"]
-    return {"name": dataset_name(dataset, sha256=digest), "path": str(path.resolve()),
-            "sha256": digest, "bytes": raw.attrs["bytes"], "rows": len(raw)}  # fmt: skip
 
 
 # ---------------------------------------------------------------------- writing

@@ -5,70 +5,29 @@ repetitions at once (first axis = repetitions). Mechanisms sample; they do not s
 (:mod:`dadp_lite.metrics`), plot (:mod:`dadp_lite.plotting`) or compute exact answers
 (:mod:`dadp_lite.theory`). :mod:`dadp_lite.registry` lists them with their exact bias and
 delta.
+
+Every name of a submodule's ``__all__`` is re-exported here (and by :mod:`dadp_lite`): a
+new sampler is listed once, in its own module. A submodule is reached through this
+package's ``_<module>`` alias (the sampler ``swapping`` hides the submodule of that name).
 """
 
-from dadp_lite.mechanisms.cell_suppression import (
-    VARIANTS,
-    cell_suppression,
-    cell_suppression_main_text,
-    dp_cell_suppression,
-)
-from dadp_lite.mechanisms.discrete_gaussian import (
-    discrete_gaussian,
-    sample_discrete_gaussian,
-    sigma_squared_fraction,
-)
-from dadp_lite.mechanisms.k_anonymity import (
-    dp_k_anonymity,
-    k_anonymity,
-    reconstruct,
-    reconstruct_batch,
-)
-from dadp_lite.mechanisms.laplace import laplace
-from dadp_lite.mechanisms.mondrian import (
-    CellTable,
-    EquivalenceClass,
-    Interval,
-    MondrianBatch,
-    mondrian,
-    mondrian_anonypy,
-    mondrian_batch,
-    thin_cells,
-)
-from dadp_lite.mechanisms.swapping import (
-    UNITS,
-    dp_swapping,
-    swap_count,
-    swapping,
-    swapping_chunks,
-    swapping_reference,
-)
+from dadp_lite.mechanisms import cell_suppression as _cell_suppression
+from dadp_lite.mechanisms import discrete_gaussian as _discrete_gaussian
+from dadp_lite.mechanisms import k_anonymity as _k_anonymity
+from dadp_lite.mechanisms import laplace as _laplace
+from dadp_lite.mechanisms import mondrian as _mondrian
+from dadp_lite.mechanisms import swapping as _swapping
+from dadp_lite.mechanisms.cell_suppression import *  # noqa: F403
+from dadp_lite.mechanisms.discrete_gaussian import *  # noqa: F403
+from dadp_lite.mechanisms.k_anonymity import *  # noqa: F403
+from dadp_lite.mechanisms.laplace import *  # noqa: F403
+from dadp_lite.mechanisms.mondrian import *  # noqa: F403
+from dadp_lite.mechanisms.swapping import *  # noqa: F403
 
-__all__: list[str] = [
-    "UNITS",
-    "VARIANTS",
-    "CellTable",
-    "EquivalenceClass",
-    "Interval",
-    "MondrianBatch",
-    "cell_suppression",
-    "cell_suppression_main_text",
-    "discrete_gaussian",
-    "dp_cell_suppression",
-    "dp_k_anonymity",
-    "dp_swapping",
-    "k_anonymity",
-    "laplace",
-    "mondrian",
-    "mondrian_anonypy",
-    "mondrian_batch",
-    "reconstruct",
-    "reconstruct_batch",
-    "sample_discrete_gaussian",
-    "sigma_squared_fraction",
-    "swap_count",
-    "swapping",
-    "swapping_chunks",
-    "swapping_reference",
-    "thin_cells",
-]
+__all__: list[str] = []
+__all__ += _cell_suppression.__all__
+__all__ += _discrete_gaussian.__all__
+__all__ += _k_anonymity.__all__
+__all__ += _laplace.__all__
+__all__ += _mondrian.__all__
+__all__ += _swapping.__all__

@@ -1,6 +1,7 @@
 """The mechanism registry: one record per mechanism, every "for each mechanism" loops here.
 
-A :class:`Mechanism` (:mod:`~dadp_lite.registry.record`) says how to release the mechanism
+A record is a subclass of :class:`Mechanism` (:mod:`~dadp_lite.registry.record`) registered
+with the decorator :func:`register`; it says how to release the mechanism
 on a :class:`~dadp_lite.dataset.Dataset` (its sampler, the input the sampler takes and the
 arguments the record fixes), which parameters it takes (with defaults), what it looks like
 in figures (label, colour), its exact per-cell bias and its exact delta per adjacency
@@ -11,16 +12,17 @@ of each exact delta on small histograms (enumeration, or a closed form against
 and, for audits (:mod:`dadp_lite.audit`), a neighbouring pair that attains its exact
 delta and the exact delta of any one pair.
 
-One module per family holds its records, with the small functions that adapt the theory's
-answers beside them: :mod:`~dadp_lite.registry.baselines` (Laplace, discrete Gaussian),
+One module per family holds its record classes, which name the theory's answers as they
+are: :mod:`~dadp_lite.registry.baselines` (Laplace, discrete Gaussian),
 :mod:`~dadp_lite.registry.cell_suppression`, :mod:`~dadp_lite.registry.swapping` and
 :mod:`~dadp_lite.registry.k_anonymity`. Adding a mechanism: ARCHITECTURE.md, "Adding a
 mechanism", and the commented template ``dadp_lite/registry/_template.py``.
 
-Callables of a record take the dataset's histogram first and keyword arguments after:
-``exact_bias(histogram, epsilon=..., **params)``, ``exact_delta[adjacency](histogram,
-epsilon=..., **params)``, ``reference_delta(histogram, epsilon=..., adjacency=...,
-**params)`` (on a small histogram: its largest count is the bound of the enumeration).
+Functions of a record take the dataset's histogram first and keyword arguments after:
+``exact_bias(histogram, epsilon=..., **params)``, ``exact_delta(histogram, epsilon=...,
+adjacency=..., **params)``, ``reference_delta(histogram, epsilon=..., adjacency=...,
+**params)`` (on a small histogram: its largest count is the bound of the enumeration);
+``params`` are the record's parameters and its ``fixed`` keywords.
 Traditional mechanisms take no ``epsilon`` in ``release`` and ``exact_bias``. Colours are
 the Okabe-Ito palette (colour-blind safe); a DP version shares its traditional method's
 colour.
@@ -28,43 +30,44 @@ colour.
 
 from __future__ import annotations
 
-from dadp_lite.registry import baselines, cell_suppression, k_anonymity, swapping
+# the pair type, defined with the histograms it holds (the theory names worst pairs)
+from dadp_lite.histogram import NeighbourPair as NeighbourPair
 from dadp_lite.registry.record import (
+    FUNCTIONS,
     INPUTS,
     KINDS,
     SCALES,
     SOURCES,
     Mechanism,
-    NeighbourPair,
     Parameter,
+    register,
 )
 
 __all__ = [
     "FAMILIES",
+    "FUNCTIONS",
     "INPUTS",
     "KINDS",
     "REGISTRY",
     "SCALES",
     "SOURCES",
     "Mechanism",
-    "NeighbourPair",
     "Parameter",
     "get",
     "names",
+    "register",
 ]
-
-#: The family modules; each lists its records in ``RECORDS``.
-FAMILIES = (baselines, cell_suppression, swapping, k_anonymity)
 
 #: Every mechanism of the book by name, in ``seed_key`` order: the paper's five of Tables
 #: 1-3 (0-4), the appendix's DP variants (5, 6), the traditional methods (7-10), then
-#: mechanisms added later.
-REGISTRY: dict[str, Mechanism] = {
-    m.name: m
-    for m in sorted((m for family in FAMILIES for m in family.RECORDS), key=lambda m: m.seed_key)
-}
-if len(REGISTRY) != sum(len(family.RECORDS) for family in FAMILIES):  # pragma: no cover
-    raise RuntimeError("two records share a name")  # a programming error, caught at import
+#: mechanisms added later. :func:`register` fills it as the family modules load.
+REGISTRY: dict[str, Mechanism] = {}
+
+# The family modules, loaded after REGISTRY exists: each registers its records.
+from dadp_lite.registry import baselines, cell_suppression, k_anonymity, swapping  # noqa: E402
+
+#: The family modules, each holding the record classes of one family.
+FAMILIES = (baselines, cell_suppression, swapping, k_anonymity)
 
 
 def names(*, kind: str | None = None, in_tables: bool | None = None) -> tuple[str, ...]:

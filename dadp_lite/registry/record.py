@@ -1,9 +1,13 @@
-"""The registry's types: a mechanism's record, its parameters, a neighbouring pair.
+"""The registry's contract: the class every mechanism's record subclasses, its parameters.
 
-A :class:`Mechanism` joins a sampler of :mod:`dadp_lite.mechanisms` to its exact answers in
-:mod:`dadp_lite.theory`. ARCHITECTURE.md ("The mechanism registry") lists every field, what
-it is for and who reads it; ``dadp_lite/registry/_template.py`` is the commented record a
-new mechanism copies.
+A record is a subclass of :class:`Mechanism` (an abstract base class) registered with the
+decorator :func:`register`: its class attributes join a sampler of
+:mod:`dadp_lite.mechanisms` to its exact answers in :mod:`dadp_lite.theory`, which take the
+histogram first and keywords after, so the record names them as they are (no adapter).
+ARCHITECTURE.md ("The mechanism registry") lists every attribute, what it is for and who
+reads it; ``dadp_lite/registry/_template.py`` is the commented record a new mechanism
+copies. :func:`register` checks a record when it is registered: declared values, the
+functions it must name, and that each function accepts the arguments the record passes.
 
 The record runs its sampler itself (:meth:`Mechanism.release`, the one adapter of the
 registry): the sampler takes the input named by ``takes`` (the histogram's counts, the
@@ -15,16 +19,29 @@ that turns settings into a mechanism's keyword arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import inspect
+import types
+from abc import ABC
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 
 from dadp_lite._validate import check_epsilon, check_positive_int, check_rng
 from dadp_lite.dataset import Dataset
-from dadp_lite.histogram import Histogram
+from dadp_lite.histogram import Histogram, NeighbourPair
 
-__all__ = ["INPUTS", "KINDS", "SCALES", "SOURCES", "Mechanism", "NeighbourPair", "Parameter"]
+__all__ = [
+    "FUNCTIONS",
+    "INPUTS",
+    "KINDS",
+    "SCALES",
+    "SOURCES",
+    "Mechanism",
+    "Parameter",
+    "register",
+]
 
 #: ``baseline`` = a classical DP mechanism; ``dp`` = the paper's DP version of a
 #: traditional method; ``traditional`` = the method as agencies use it (no epsilon).
@@ -58,33 +75,8 @@ class Parameter:
     name: str
     default: object
     doc: str
-    invalid: tuple = ()
+    invalid: tuple[object, ...] = ()
     argument: str | None = None
-
-
-@dataclass(frozen=True)
-class NeighbourPair:
-    """Two neighbouring histograms of one universe to audit a mechanism on.
-
-    ``settings`` holds the parameter values the pair needs (for example ``k = 1`` for a
-    dataset of one record) and ``reason`` says in one sentence why this pair is the one.
-    """
-
-    x: Histogram
-    x_prime: Histogram
-    adjacency: str
-    settings: Mapping[str, object] = field(default_factory=dict)
-    reason: str = ""
-
-    @property
-    def changed(self) -> np.ndarray:
-        """Indices of the cells whose counts differ."""
-        return np.flatnonzero(self.x.counts != self.x_prime.counts)
-
-    def describe(self) -> str:
-        """The cells that differ as ``cell: count -> count`` (flat cell indices)."""
-        a, b = self.x.counts, self.x_prime.counts
-        return ", ".join(f"{i}: {a[i]} -> {b[i]}" for i in self.changed)
 
 
 def _vocabulary() -> set[str]:
@@ -94,7 +86,7 @@ def _vocabulary() -> set[str]:
     return {"epsilon"} | {p.name for m in registry.REGISTRY.values() for p in m.parameters}
 
 
-def _repeat(released: np.ndarray, rng: object, reps: object) -> np.ndarray:
+def _repeat(released: np.ndarray[Any, Any], rng: object, reps: object) -> np.ndarray[Any, Any]:
     """A deterministic release repeated ``reps`` times, shape ``(reps, n_cells)``; ``rng``
     is checked like every mechanism's, though a deterministic one draws nothing."""
     check_rng(rng)
@@ -102,48 +94,152 @@ def _repeat(released: np.ndarray, rng: object, reps: object) -> np.ndarray:
     return np.broadcast_to(released.astype(float), (reps, released.size)).copy()
 
 
-@dataclass(frozen=True)
-class Mechanism:
-    """Everything the book knows about one mechanism (fields: ARCHITECTURE.md)."""
+#: The functions a record names: ``True`` where every record must name one. The exact
+#: answers take the histogram first (``pair_delta`` the two histograms of a pair), then
+#: keywords: ``epsilon`` (and ``adjacency`` for the deltas, ``at`` for a pair's), the
+#: record's parameters by their settings names, and the record's ``fixed`` keywords.
+FUNCTIONS: dict[str, bool] = {
+    "sampler": True,
+    "run_chunks": False,
+    "calibration": False,
+    "exact_bias": False,
+    "exact_delta": True,
+    "reference_delta": True,
+    "printed_delta": False,
+    "printed_reading": False,
+    "worst_pair": True,
+    "pair_delta": True,
+}
+#: What every record declares (no default).
+IDENTITY = ("name", "label", "color", "kind", "source", "seed_key", "adjacency", "adjacencies")
 
-    name: str
-    label: str
-    color: str
-    kind: str
-    source: str
-    seed_key: int
-    sampler: Callable[..., np.ndarray]
-    takes: str = "counts"
-    scales_with: str = "histogram"
-    fixed: Mapping[str, object] = field(default_factory=dict)
-    deterministic: bool = False
-    run_chunks: Callable[..., np.ndarray] | None = None
+M = TypeVar("M", bound="type[Mechanism]")
+
+
+class Mechanism(ABC):
+    """The contract of a registered mechanism: subclass it, set the class attributes
+    (ARCHITECTURE.md, "The mechanism registry"), decorate the class with :func:`register`.
+
+    Functions are named as they are (``exact_bias = theory.exact_bias_laplace``): a plain
+    function set on a record is stored as a static method, so the record never passes
+    itself. A method defined in a record's body (a shared base such as a deterministic
+    record's) receives ``self`` as usual.
+    """
+
+    # identity
+    name: ClassVar[str]
+    label: ClassVar[str]
+    color: ClassVar[str]
+    kind: ClassVar[str]
+    source: ClassVar[str]
+    seed_key: ClassVar[int]
+    # the release
+    sampler: Callable[..., np.ndarray[Any, Any]]
+    takes: ClassVar[str] = "counts"
+    scales_with: ClassVar[str] = "histogram"
+    fixed: ClassVar[Mapping[str, object]] = types.MappingProxyType({})
+    deterministic: ClassVar[bool] = False
+    run_chunks: Callable[..., np.ndarray[Any, Any]] | None = None
     calibration: Callable[..., object] | None = None
-    parameters: tuple[Parameter, ...] = ()
-    exact_bias: Callable[..., np.ndarray] | None = None
-    exact_delta: Mapping[str, Callable[..., float]] = field(default_factory=dict)
-    adjacency: str | None = None
-    exact_method: str = ""
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    # exact answers
+    exact_bias: Callable[..., np.ndarray[Any, Any]] | None = None
+    adjacencies: ClassVar[tuple[str, ...]]
+    adjacency: ClassVar[str]
+    exact_delta: Callable[..., float]
+    exact_method: ClassVar[str] = ""
     printed_delta: Callable[..., float] | None = None
-    printed_rule: str = ""
+    printed_rule: ClassVar[str] = ""
     printed_reading: Callable[..., float] | None = None
-    reference_delta: Callable[..., float] | None = None
-    reference_tolerance: float = 1e-9
-    in_tables: bool = False
-    worst_pair: Callable[..., NeighbourPair] | None = None
-    pair_delta: Callable[..., float | np.ndarray] | None = None
+    reference_delta: Callable[..., float]
+    reference_tolerance: ClassVar[float] = 1e-9
+    in_tables: ClassVar[bool] = False
+    # audits
+    worst_pair: Callable[..., NeighbourPair]
+    pair_delta: Callable[..., float | np.ndarray[Any, Any]]
 
-    def __post_init__(self) -> None:
-        for value, name, choices in (
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for attribute in FUNCTIONS:
+            value = cls.__dict__.get(attribute)
+            own = f"{cls.__qualname__}.{attribute}"
+            if isinstance(value, types.FunctionType) and value.__qualname__ != own:
+                setattr(cls, attribute, staticmethod(value))
+
+    def __init__(self) -> None:
+        cls = type(self).__name__
+        missing = [a for a in IDENTITY if not hasattr(self, a)]
+        missing += [a for a, required in FUNCTIONS.items() if required and not hasattr(self, a)]
+        if missing:
+            raise TypeError(
+                f"{cls} does not set {', '.join(missing)} (every record sets them: "
+                "ARCHITECTURE.md, 'The mechanism registry')"
+            )
+        for value, attribute, choices in (
             (self.kind, "kind", KINDS),
             (self.source, "source", SOURCES),
             (self.takes, "takes", INPUTS),
             (self.scales_with, "scales_with", SCALES),
+            (self.adjacency, "adjacency", self.adjacencies),
         ):
             if value not in choices:
-                raise ValueError(f"{self.name}: {name} must be one of {choices}, got {value!r}")
+                raise ValueError(
+                    f"{self.name}: {attribute} must be one of {choices}, got {value!r}"
+                )
         if self.deterministic and self.run_chunks is not None:
             raise ValueError(f"{self.name}: a deterministic sampler has no chunks to run")
+        self._check_signatures()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} record {self.name!r}>"
+
+    def _check_signatures(self) -> None:
+        """Every function accepts the arguments the record passes it (a TypeError naming
+        the function, its signature and the call otherwise)."""
+        params = {p.name: p.default for p in self.parameters}
+        fixed = dict(self.fixed)
+        eps = {"epsilon": 1.0} if self.private else {}
+        data: tuple[object, ...] = ("histogram",)
+        delta = {"epsilon": 1.0, "adjacency": self.adjacency, **params, **fixed}
+        answer = {"epsilon": 1.0, **params, **fixed}
+        renamed = {p.argument or p.name: p.default for p in self.parameters}
+        draws = {} if self.deterministic else {"rng": None, "reps": 1}
+        if self.takes == "records":
+            renamed |= {"attributes": (), "domains": {}}
+        calls: dict[str, tuple[tuple[object, ...], dict[str, object]]] = {
+            "sampler": (("data",), {**fixed, **renamed, **eps, **draws}),
+            "run_chunks": (("data", "chunks"), {**fixed, **renamed, **eps}),
+            "exact_bias": (data, {**eps, **params, **fixed}),
+            "exact_delta": (data, delta),
+            "reference_delta": (data, delta),
+            "printed_delta": (data, answer),
+            "printed_reading": (data, answer),
+            "worst_pair": (data, answer),
+            "pair_delta": (("x", "x_prime"), {**answer, "at": None}),
+        }
+        for attribute, (args, keywords) in calls.items():
+            function = getattr(self, attribute)
+            if function is None:
+                continue
+            try:
+                signature = inspect.signature(function)
+            except (TypeError, ValueError):  # pragma: no cover - a builtin without one
+                continue
+            try:
+                signature.bind(*args, **keywords)
+            except TypeError as error:
+                shown = ", ".join([*map(str, args), *(f"{k}=..." for k in keywords)])
+                raise TypeError(
+                    f"{self.name}: {attribute}{signature} cannot be called as "
+                    f"{attribute}({shown}): {error}"
+                ) from None
+
+    def replace(self, **changes: object) -> Mechanism:
+        """An unregistered copy of this record with some attributes changed (a subclass
+        of the record's class, checked like any record)."""
+        cls = type(self)
+        variant = type(cls.__name__, (cls,), {"__qualname__": cls.__qualname__, **changes})
+        return variant()  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------- parameters
     @property
@@ -277,7 +373,7 @@ class Mechanism:
         if self.exact_bias is None:
             return None
         values = self.bind(settings, epsilon=epsilon)
-        return np.asarray(self.exact_bias(histogram, **values), dtype=float)
+        return np.asarray(self.exact_bias(histogram, **values, **self.fixed), dtype=float)
 
     def delta(
         self,
@@ -290,33 +386,37 @@ class Mechanism:
         """Exact delta over histograms with counts up to the largest count of ``histogram``,
         under ``adjacency`` (default: the adjacency of the paper's proof)."""
         adjacency = self.adjacency if adjacency is None else adjacency
-        if adjacency not in self.exact_delta:
-            known = ", ".join(self.exact_delta)
+        if adjacency not in self.adjacencies:
+            known = ", ".join(self.adjacencies)
             raise ValueError(f"{self.name} has no exact delta under {adjacency!r}; has {known}")
         values = self.select(settings)
-        return float(self.exact_delta[adjacency](histogram, epsilon=epsilon, **values))
+        return float(
+            self.exact_delta(
+                histogram, epsilon=epsilon, adjacency=adjacency, **values, **self.fixed
+            )
+        )
 
     def printed(self, histogram: Histogram, *, epsilon: float, **settings: object) -> float:
         """The paper's printed delta formula evaluated on ``histogram`` (NaN if none)."""
         if self.printed_delta is None:
             return float("nan")
-        return float(self.printed_delta(histogram, epsilon=epsilon, **self.select(settings)))
+        values = self.select(settings)
+        return float(self.printed_delta(histogram, epsilon=epsilon, **values, **self.fixed))
 
     def reading(self, histogram: Histogram, *, epsilon: float, **settings: object) -> float:
         """The reading of the paper that reproduces its printed delta column (NaN where the
         printed value needs no reading)."""
         if self.printed_reading is None:
             return float("nan")
-        return float(self.printed_reading(histogram, epsilon=epsilon, **self.select(settings)))
+        values = self.select(settings)
+        return float(self.printed_reading(histogram, epsilon=epsilon, **values, **self.fixed))
 
     def neighbour_pair(
         self, histogram: Histogram, *, epsilon: float | None = None, **settings: object
     ) -> NeighbourPair:
         """A neighbouring pair inside ``histogram``'s universe, counts up to its largest
         count, that attains :meth:`delta` under the record's adjacency."""
-        if self.worst_pair is None:
-            raise ValueError(f"{self.name} names no worst-case pair")
-        return self.worst_pair(histogram, epsilon=epsilon, **self.select(settings))
+        return self.worst_pair(histogram, epsilon=epsilon, **self.select(settings), **self.fixed)
 
     def delta_of_pair(
         self,
@@ -328,15 +428,35 @@ class Mechanism:
     ) -> float | np.ndarray:
         """Exact delta of one pair (noise calibrated at ``epsilon``, divergence evaluated
         at ``at``, default ``epsilon``); the pair's own settings override ``settings``."""
-        if self.pair_delta is None:
-            raise ValueError(f"{self.name} has no exact delta of a single pair")
         values = self.select({**settings, **pair.settings})
-        return self.pair_delta(pair.x, pair.x_prime, epsilon=epsilon, at=at, **values)
+        return self.pair_delta(pair.x, pair.x_prime, epsilon=epsilon, at=at, **values, **self.fixed)
 
     def context(self, histogram: Histogram, **params: object) -> dict[str, object]:
         """Values the printed formulas are stated in: ``bound`` B (largest count), ``n_q``
         (size of the QI universe, for mechanisms with a ``qi``) and the parameters."""
         out: dict[str, object] = {"bound": int(histogram.counts.max()), **params}
-        if "qi" in params:
-            out["n_q"] = histogram.n_qi(params["qi"])
+        qi = params.get("qi")
+        if qi is not None:
+            out["n_q"] = histogram.n_qi(cast("Sequence[str]", qi))
         return out
+
+
+def register(cls: M) -> M:
+    """Class decorator: check the record (see :class:`Mechanism`) and put one instance of it
+    in :data:`dadp_lite.registry.REGISTRY` (the live one: a test may put a copy in its
+    place), kept in ``seed_key`` order. A name or seed key already taken raises ValueError."""
+    from dadp_lite import registry  # the live registry (created before the families load)
+
+    record = cls()
+    for other in registry.REGISTRY.values():
+        if other.name == record.name:
+            raise ValueError(f"{record.name!r} is registered already ({type(other).__name__})")
+        if other.seed_key == record.seed_key:
+            raise ValueError(
+                f"{record.name}: seed_key {record.seed_key} is {other.name}'s; the next free "
+                f"one is {max(m.seed_key for m in registry.REGISTRY.values()) + 1}"
+            )
+    ordered = sorted([*registry.REGISTRY.values(), record], key=lambda m: m.seed_key)
+    registry.REGISTRY.clear()
+    registry.REGISTRY.update((m.name, m) for m in ordered)
+    return cls

@@ -2,239 +2,41 @@
 
 Nothing here samples: every function computes a number the simulations of
 :mod:`dadp_lite.experiments` are compared with. Printed formulas of the paper are named
-``*_as_printed``; corrected forms get their own names (see each submodule).
+``*_as_printed``; corrected forms get their own names (see each submodule). The answers a
+registry record names take the histogram first (``exact_bias_<record>``,
+``exact_delta_<record>``, ``reference_delta_<record>``, ``worst_pair_<record>``,
+``pair_delta_<record>``, ...; :mod:`dadp_lite.theory._contract`).
+
+Every name of a submodule's ``__all__`` is re-exported here: a new public name is listed
+once, in its own module.
 """
 
-from dadp_lite.theory.accounting import (
-    BinnedBounds,
-    binned_privacy_bounds,
-    discrete_gaussian_delta_enumerated,
-    discrete_gaussian_histogram_delta,
-    discrete_gaussian_output_pair,
-    discrete_gaussian_pmf,
-    gaussian_delta_closed_form,
-    gaussian_histogram_delta,
-    laplace_delta_closed_form,
-    laplace_histogram_delta,
-    pld_error_bound,
-    randomized_response_delta,
-    randomized_response_delta_closed_form,
-    randomized_response_distributions,
-)
-from dadp_lite.theory.baselines import (
-    discrete_gaussian_delta_as_printed,
-    discrete_gaussian_delta_table_reading,
-    discrete_gaussian_vacuous_from,
-    expected_empirical_alpha,
-    laplace_alpha_as_printed,
-    projected_discrete_gaussian_bias,
-    projected_discrete_gaussian_log_mgf,
-    projected_laplace_alpha,
-    projected_laplace_bias,
-    projected_laplace_log_mgf,
-    projected_laplace_variance,
-    zcdp_delta,
-)
-from dadp_lite.theory.cell_suppression import (
-    cell_suppression_bias,
-    dp_cell_suppression_bias,
-    dp_cell_suppression_bias_as_printed,
-    dp_cell_suppression_bias_by_integration,
-    dp_cell_suppression_delta_as_printed,
-    dp_cell_suppression_delta_closed_form,
-    dp_cell_suppression_exact_delta,
-    dp_cell_suppression_l1_bound_as_printed,
-    dp_cell_suppression_log10_gap_as_printed,
-    dp_cell_suppression_moments,
-    dp_cell_suppression_pair_delta,
-    dp_cell_suppression_worst_case,
-    suppression_probabilities,
-)
-from dadp_lite.theory.fairness import (
-    ComparisonSearch,
-    SwappingSpread,
-    alpha_cell_suppression,
-    alpha_cell_suppression_as_printed,
-    alpha_laplace_proof_line,
-    alpha_swapping,
-    alpha_swapping_as_printed,
-    alpha_swapping_sharp_bound,
-    comparison_search,
-    swapping_bias,
-    swapping_bias_spread,
-)
-from dadp_lite.theory.k_anonymity import (
-    TAIL_4_5_SIGMA,
-    compare_indicator_bias,
-    d_as_printed,
-    d_corrected,
-    d_proof_set,
-    d_sum_from_one,
-    indicator_bias,
-    indicator_bias_as_printed,
-    printed_pmf,
-    printed_pmf_total,
-    proof_set_probability,
-    subsampling_delta,
-    subsampling_delta_edge_pairs,
-    subsampling_pair_delta,
-    thinned_histogram_law,
-)
-from dadp_lite.theory.lemma import (
-    gaussian_lemma_delta,
-    laplace_lemma_delta,
-    lemma_delta,
-    lemma_delta_both_orders,
-    lemma_event,
-    lemma_gap,
-    lemma_masses,
-    max_event_violation,
-    privacy_curves,
-    random_distribution_pairs,
-    randomized_response_lemma_delta,
-)
-from dadp_lite.theory.mean_deviation import projected_laplace_mean_abs_error
-from dadp_lite.theory.privacy import (
-    ADJACENCIES,
-    binomial_pmf,
-    check_distribution,
-    deterministic_worst_case_delta,
-    distinguishing_pair,
-    exact_delta,
-    histograms_up_to,
-    hockey_stick,
-    neighbours,
-    worst_case_delta,
-)
-from dadp_lite.theory.swapping import (
-    dp_swapping_bias_as_printed,
-    dp_swapping_bias_l1_as_printed,
-    dp_swapping_bias_l1_groups_once,
-    dp_swapping_cell_delta,
-    dp_swapping_cell_pair_pattern,
-    dp_swapping_cell_pattern_deltas,
-    dp_swapping_cell_worst_pair,
-    dp_swapping_cell_worst_pair_any_bound,
-    dp_swapping_colocation_probability,
-    dp_swapping_delta,
-    dp_swapping_delta_as_printed,
-    dp_swapping_delta_proof_line3,
-    dp_swapping_exact_delta,
-    dp_swapping_expected_release,
-    dp_swapping_output_distribution,
-    dp_swapping_pair_delta,
-    dp_swapping_record_delta,
-    dp_swapping_release_variance,
-    dp_swapping_transition_matrix,
-    mean_absolute_deviation,
-)
+from dadp_lite.theory import accounting as _accounting
+from dadp_lite.theory import baselines as _baselines
+from dadp_lite.theory import cell_suppression as _cell_suppression
+from dadp_lite.theory import fairness as _fairness
+from dadp_lite.theory import k_anonymity as _k_anonymity
+from dadp_lite.theory import lemma as _lemma
+from dadp_lite.theory import mean_deviation as _mean_deviation
+from dadp_lite.theory import privacy as _privacy
+from dadp_lite.theory import swapping as _swapping
+from dadp_lite.theory.accounting import *  # noqa: F403
+from dadp_lite.theory.baselines import *  # noqa: F403
+from dadp_lite.theory.cell_suppression import *  # noqa: F403
+from dadp_lite.theory.fairness import *  # noqa: F403
+from dadp_lite.theory.k_anonymity import *  # noqa: F403
+from dadp_lite.theory.lemma import *  # noqa: F403
+from dadp_lite.theory.mean_deviation import *  # noqa: F403
+from dadp_lite.theory.privacy import *  # noqa: F403
+from dadp_lite.theory.swapping import *  # noqa: F403
 
-__all__ = [
-    "projected_laplace_mean_abs_error",
-    "ComparisonSearch",
-    "SwappingSpread",
-    "alpha_cell_suppression",
-    "alpha_cell_suppression_as_printed",
-    "alpha_laplace_proof_line",
-    "alpha_swapping",
-    "alpha_swapping_as_printed",
-    "alpha_swapping_sharp_bound",
-    "comparison_search",
-    "swapping_bias",
-    "swapping_bias_spread",
-    "cell_suppression_bias",
-    "dp_cell_suppression_bias",
-    "dp_cell_suppression_bias_as_printed",
-    "dp_cell_suppression_bias_by_integration",
-    "dp_cell_suppression_delta_as_printed",
-    "dp_cell_suppression_delta_closed_form",
-    "dp_cell_suppression_exact_delta",
-    "dp_cell_suppression_l1_bound_as_printed",
-    "dp_cell_suppression_log10_gap_as_printed",
-    "dp_cell_suppression_moments",
-    "dp_cell_suppression_pair_delta",
-    "dp_cell_suppression_worst_case",
-    "suppression_probabilities",
-    "dp_swapping_bias_as_printed",
-    "dp_swapping_bias_l1_as_printed",
-    "dp_swapping_bias_l1_groups_once",
-    "dp_swapping_cell_delta",
-    "dp_swapping_cell_pair_pattern",
-    "dp_swapping_cell_pattern_deltas",
-    "dp_swapping_cell_worst_pair",
-    "dp_swapping_cell_worst_pair_any_bound",
-    "dp_swapping_colocation_probability",
-    "dp_swapping_delta",
-    "dp_swapping_delta_as_printed",
-    "dp_swapping_delta_proof_line3",
-    "dp_swapping_exact_delta",
-    "dp_swapping_expected_release",
-    "dp_swapping_output_distribution",
-    "dp_swapping_pair_delta",
-    "dp_swapping_record_delta",
-    "dp_swapping_release_variance",
-    "dp_swapping_transition_matrix",
-    "mean_absolute_deviation",
-    "BinnedBounds",
-    "binned_privacy_bounds",
-    "discrete_gaussian_delta_enumerated",
-    "discrete_gaussian_histogram_delta",
-    "discrete_gaussian_output_pair",
-    "discrete_gaussian_pmf",
-    "gaussian_delta_closed_form",
-    "gaussian_histogram_delta",
-    "laplace_delta_closed_form",
-    "laplace_histogram_delta",
-    "pld_error_bound",
-    "randomized_response_delta",
-    "randomized_response_delta_closed_form",
-    "randomized_response_distributions",
-    "discrete_gaussian_delta_as_printed",
-    "discrete_gaussian_delta_table_reading",
-    "discrete_gaussian_vacuous_from",
-    "expected_empirical_alpha",
-    "laplace_alpha_as_printed",
-    "projected_discrete_gaussian_bias",
-    "projected_discrete_gaussian_log_mgf",
-    "projected_laplace_alpha",
-    "projected_laplace_bias",
-    "projected_laplace_log_mgf",
-    "projected_laplace_variance",
-    "zcdp_delta",
-    "TAIL_4_5_SIGMA",
-    "compare_indicator_bias",
-    "d_as_printed",
-    "d_corrected",
-    "d_proof_set",
-    "d_sum_from_one",
-    "indicator_bias",
-    "indicator_bias_as_printed",
-    "printed_pmf",
-    "printed_pmf_total",
-    "proof_set_probability",
-    "subsampling_delta",
-    "subsampling_delta_edge_pairs",
-    "subsampling_pair_delta",
-    "thinned_histogram_law",
-    "gaussian_lemma_delta",
-    "laplace_lemma_delta",
-    "lemma_delta",
-    "lemma_delta_both_orders",
-    "lemma_event",
-    "lemma_gap",
-    "lemma_masses",
-    "max_event_violation",
-    "privacy_curves",
-    "random_distribution_pairs",
-    "randomized_response_lemma_delta",
-    "ADJACENCIES",
-    "binomial_pmf",
-    "check_distribution",
-    "deterministic_worst_case_delta",
-    "distinguishing_pair",
-    "exact_delta",
-    "histograms_up_to",
-    "hockey_stick",
-    "neighbours",
-    "worst_case_delta",
-]
+__all__: list[str] = []
+__all__ += _accounting.__all__
+__all__ += _baselines.__all__
+__all__ += _cell_suppression.__all__
+__all__ += _fairness.__all__
+__all__ += _k_anonymity.__all__
+__all__ += _lemma.__all__
+__all__ += _mean_deviation.__all__
+__all__ += _privacy.__all__
+__all__ += _swapping.__all__

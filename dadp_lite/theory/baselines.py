@@ -10,6 +10,11 @@ Discrete Gaussian. The paper states that ``N_Z(0, 4/epsilon^2)`` noise gives
 ``(epsilon^2/2 + epsilon sqrt(2 log(1/delta)), delta)``-DP; :func:`zcdp_delta` inverts that
 conversion for any rho (the printed statement is ``rho = epsilon^2 / 2``). Tight deltas
 live in :mod:`dadp_lite.theory.accounting`.
+
+The registry's records of both (:mod:`dadp_lite.registry.baselines`) name the functions at
+the end of this module, which take the histogram first and keywords after
+(:mod:`dadp_lite.theory._contract`); ``project`` is the records' fixed projection onto
+counts >= 0, post-processing that can only lower a delta.
 """
 
 from __future__ import annotations
@@ -17,9 +22,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
 from dadp_lite._validate import check_counts, check_epsilon, check_epsilons, check_grid
+from dadp_lite.definitions import discrete_gaussian_sigma, laplace_scale
+from dadp_lite.histogram import Histogram, NeighbourPair
+from dadp_lite.theory import accounting
+from dadp_lite.theory._contract import bound, make_pair, need_cells, profile_points
 from dadp_lite.theory.accounting import discrete_gaussian_pmf
 
 __all__ = [
@@ -27,6 +37,18 @@ __all__ = [
     "discrete_gaussian_delta_table_reading",
     "discrete_gaussian_table_sigma",
     "discrete_gaussian_vacuous_from",
+    "exact_bias_discrete_gaussian",
+    "exact_bias_laplace",
+    "exact_delta_discrete_gaussian",
+    "exact_delta_laplace",
+    "pair_delta_discrete_gaussian",
+    "pair_delta_laplace",
+    "printed_delta_discrete_gaussian",
+    "printed_delta_laplace",
+    "printed_reading_discrete_gaussian",
+    "reference_delta_discrete_gaussian",
+    "reference_delta_laplace",
+    "worst_pair_unit_shift",
     "expected_empirical_alpha",
     "laplace_alpha_as_printed",
     "projected_discrete_gaussian_bias",
@@ -264,3 +286,141 @@ def projected_discrete_gaussian_bias(counts: object, *, sigma: float) -> np.ndar
     values, inverse = np.unique(x, return_inverse=True)
     shortfall = np.maximum(-values[:, None] - support[None, :], 0)
     return (shortfall * pmf[None, :]).sum(axis=1)[inverse]
+
+
+# ------------------------------------------------- the registry's answers (histogram first)
+FloatArray = npt.NDArray[np.float64]
+
+
+def _shift_adjacency(x: Histogram, x_prime: Histogram) -> str:
+    """``add_remove`` for a unit change of one cell, ``replace`` for +1/-1 in two cells."""
+    d = x_prime.counts - x.counts
+    changed = d[d != 0]
+    if changed.size == 1 and abs(changed[0]) == 1:
+        return "add_remove"
+    if changed.size == 2 and sorted(changed) == [-1, 1]:
+        return "replace"
+    raise ValueError("x and x_prime are not neighbours (one cell +-1, or one record moved)")
+
+
+def worst_pair_unit_shift(
+    histogram: Histogram, *, epsilon: float | None = None, project: bool = True
+) -> NeighbourPair:
+    """The worst pair of additive noise per cell (Laplace, discrete Gaussian): one record
+    moves between two cells at the bound."""
+    need_cells(histogram, 2)
+    b = bound(histogram)
+    reason = (
+        "every replace-one pair has the same exact delta; counts at the bound keep the "
+        "projection onto counts >= 0 (post-processing) out of the way"
+    )
+    return make_pair(histogram, {0: b, 1: b - 1}, {0: b - 1, 1: b}, "replace", reason)
+
+
+def exact_bias_laplace(histogram: Histogram, *, epsilon: float, project: bool = True) -> FloatArray:
+    """Per-cell bias of the Laplace release: :func:`projected_laplace_bias`, 0 unprojected."""
+    if not project:
+        return np.zeros(histogram.n_cells)
+    return projected_laplace_bias(histogram.counts, epsilon=epsilon)
+
+
+def exact_delta_laplace(
+    histogram: Histogram, *, epsilon: float, adjacency: str, project: bool = True
+) -> float:
+    """Laplace's delta at its own epsilon (``dp_accounting`` PLD of two unit shifts)."""
+    scale = laplace_scale(epsilon)
+    return float(accounting.laplace_histogram_delta(epsilon, scale=scale, adjacency=adjacency))
+
+
+def reference_delta_laplace(
+    histogram: Histogram, *, epsilon: float, adjacency: str, project: bool = True
+) -> float:
+    """:func:`exact_delta_laplace` by the closed form."""
+    scale = laplace_scale(epsilon)
+    return float(accounting.laplace_delta_closed_form(epsilon, scale=scale, adjacency=adjacency))
+
+
+def printed_delta_laplace(histogram: Histogram, *, epsilon: float, project: bool = True) -> float:
+    """The paper states (epsilon, 0)-DP."""
+    return 0.0
+
+
+def pair_delta_laplace(
+    x: Histogram,
+    x_prime: Histogram,
+    *,
+    epsilon: float,
+    at: object = None,
+    project: bool = True,
+) -> float | FloatArray:
+    """Closed form for unprojected Laplace (projection can only lower it)."""
+    adjacency = _shift_adjacency(x, x_prime)
+    scale = laplace_scale(epsilon)
+    where = profile_points(epsilon, at)
+    value: float | FloatArray = accounting.laplace_delta_closed_form(
+        where, scale=scale, adjacency=adjacency
+    )
+    return value
+
+
+def exact_bias_discrete_gaussian(
+    histogram: Histogram, *, epsilon: float, project: bool = True
+) -> FloatArray:
+    """Per-cell bias: :func:`projected_discrete_gaussian_bias`, 0 unprojected."""
+    if not project:
+        return np.zeros(histogram.n_cells)
+    sigma = discrete_gaussian_sigma(epsilon)
+    return projected_discrete_gaussian_bias(histogram.counts, sigma=sigma)
+
+
+def exact_delta_discrete_gaussian(
+    histogram: Histogram, *, epsilon: float, adjacency: str, project: bool = True
+) -> float:
+    """The discrete Gaussian's delta at its own epsilon (``dp_accounting`` PLD)."""
+    sigma = discrete_gaussian_sigma(epsilon)
+    value = accounting.discrete_gaussian_histogram_delta(epsilon, sigma=sigma, adjacency=adjacency)
+    return float(value)
+
+
+def reference_delta_discrete_gaussian(
+    histogram: Histogram, *, epsilon: float, adjacency: str, project: bool = True
+) -> float:
+    """:func:`exact_delta_discrete_gaussian` by enumerating the two output laws."""
+    sigma = discrete_gaussian_sigma(epsilon)
+    return float(
+        accounting.discrete_gaussian_delta_enumerated(epsilon, sigma=sigma, adjacency=adjacency)
+    )
+
+
+def printed_delta_discrete_gaussian(
+    histogram: Histogram, *, epsilon: float, project: bool = True
+) -> float:
+    """:func:`discrete_gaussian_delta_as_printed`."""
+    return float(discrete_gaussian_delta_as_printed(epsilon))
+
+
+def printed_reading_discrete_gaussian(
+    histogram: Histogram, *, epsilon: float, project: bool = True
+) -> float:
+    """:func:`discrete_gaussian_delta_table_reading`."""
+    return float(discrete_gaussian_delta_table_reading(epsilon))
+
+
+def pair_delta_discrete_gaussian(
+    x: Histogram,
+    x_prime: Histogram,
+    *,
+    epsilon: float,
+    at: object = None,
+    project: bool = True,
+) -> float | FloatArray:
+    """Exact enumeration for the unprojected discrete Gaussian (projection can only lower
+    it)."""
+    adjacency = _shift_adjacency(x, x_prime)
+    sigma = discrete_gaussian_sigma(epsilon)
+    values = profile_points(epsilon, at)
+    out = [
+        accounting.discrete_gaussian_delta_enumerated(v, sigma=sigma, adjacency=adjacency)
+        for v in values.ravel()
+    ]
+    return float(out[0]) if values.ndim == 0 else np.asarray(out).reshape(values.shape)

@@ -30,6 +30,10 @@ Bias
     :func:`suppression_probabilities` (the vector ``p``),
     :func:`dp_cell_suppression_l1_bound_as_printed` (Cauchy-Schwarz),
     :func:`dp_cell_suppression_moments` (exact variance and expected L1 error).
+
+The registry's records (:mod:`dadp_lite.registry.cell_suppression`) name the functions at
+the end of this module, which take the histogram first and keywords after
+(:mod:`dadp_lite.theory._contract`).
 """
 
 from __future__ import annotations
@@ -51,8 +55,17 @@ from dadp_lite._validate import (
     check_positive_int,
 )
 from dadp_lite.definitions import VARIANTS, laplace_scale
+from dadp_lite.histogram import Histogram, NeighbourPair
 from dadp_lite.theory import lemma
-from dadp_lite.theory.privacy import exact_delta, histograms_up_to, hockey_stick, neighbours
+from dadp_lite.theory._contract import bound as _bound
+from dadp_lite.theory._contract import make_pair, need_cells
+from dadp_lite.theory.privacy import (
+    exact_delta,
+    histograms_up_to,
+    hockey_stick,
+    neighbours,
+    worst_case_delta,
+)
 
 __all__ = [
     "BRUTE_FORCE_TABLE_LIMIT",
@@ -77,6 +90,14 @@ __all__ = [
     "dp_cell_suppression_moments",
     "dp_cell_suppression_pair_delta",
     "dp_cell_suppression_worst_case",
+    "exact_bias_cell_suppression",
+    "exact_bias_cell_suppression_main_text",
+    "exact_bias_dp_cell_suppression",
+    "exact_delta_dp_cell_suppression",
+    "pair_delta_dp_cell_suppression",
+    "printed_delta_dp_cell_suppression",
+    "reference_delta_dp_cell_suppression",
+    "worst_pair_dp_cell_suppression",
     "laplace_cdf",
     "noisy_threshold_output_distribution",
     "per_cell_output_distribution",
@@ -942,3 +963,94 @@ def dp_cell_suppression_l1_error_moments(
     error = (multiplicity[:, None] * per_value).sum(axis=0)  # L1 error when k~ in (j, j+1)
     mean = float((error * probs).sum())
     return mean, float(max((error**2 * probs).sum() - mean**2, 0.0))
+
+
+# ------------------------------------------------- the registry's answers (histogram first)
+def exact_bias_dp_cell_suppression(
+    histogram: Histogram, *, epsilon: float, k: float, variant: str
+) -> np.ndarray:
+    """:func:`dp_cell_suppression_bias` on the histogram's counts."""
+    return dp_cell_suppression_bias(histogram.counts, k=k, epsilon=epsilon, variant=variant)
+
+
+def exact_delta_dp_cell_suppression(
+    histogram: Histogram, *, epsilon: float, adjacency: str, k: float, variant: str
+) -> float:
+    """Worst case over counts up to the histogram's largest: the closed form where it
+    applies (k below the largest count), else the enumeration."""
+    b = _bound(histogram)
+    closed = k <= b - 1 if (variant, adjacency) == ("per_cell", "replace") else k < b
+    kwargs = {"k": k, "bound": b, "adjacency": adjacency, "variant": variant}
+    if closed:
+        return float(dp_cell_suppression_delta_closed_form(epsilon, **kwargs))
+    return float(dp_cell_suppression_exact_delta(epsilon, **kwargs))
+
+
+def reference_delta_dp_cell_suppression(
+    histogram: Histogram, *, epsilon: float, adjacency: str, k: float, variant: str
+) -> float:
+    """:func:`exact_delta_dp_cell_suppression` by brute force over two cells' output laws
+    (:func:`dadp_lite.theory.privacy.worst_case_delta`)."""
+    law = {
+        "per_cell": per_cell_output_distribution,
+        "noisy_threshold": noisy_threshold_output_distribution,
+    }[variant]
+    b = _bound(histogram)
+    return float(
+        worst_case_delta(lambda x: law(x, k=k, epsilon=epsilon, bound=b), 2, b, adjacency, epsilon)
+    )
+
+
+def printed_delta_dp_cell_suppression(
+    histogram: Histogram, *, epsilon: float, k: float, variant: str
+) -> float:
+    """:func:`dp_cell_suppression_delta_as_printed` with B the largest count."""
+    return float(dp_cell_suppression_delta_as_printed(epsilon, k, _bound(histogram)))
+
+
+def worst_pair_dp_cell_suppression(
+    histogram: Histogram, *, epsilon: float | None, k: float, variant: str
+) -> NeighbourPair:
+    """The pair of the privacy chapter's closed form where it applies (checked against the
+    enumeration by the registry's contract test), else the enumeration's worst pair."""
+    n = 2 if variant == "per_cell" else min(3, histogram.n_cells)
+    need_cells(histogram, n)
+    b = _bound(histogram)
+    if variant == "per_cell" and k <= b - 1:
+        cells = ({0: b, 1: b - 1}, {0: b - 1, 1: b})
+        reason = "the count at the bound leaves while its neighbour reaches it (closed form)"
+    elif variant == "noisy_threshold" and k < b and n == 3:
+        cells = ({2: b}, {0: 1, 2: b - 1})
+        reason = "a record leaves the count at the bound for an empty cell (closed form)"
+    else:
+        worst = dp_cell_suppression_worst_case(
+            epsilon, k=k, bound=b, variant=variant, n_cells=max(n, 2)
+        )
+        cells = (dict(enumerate(worst.x)), dict(enumerate(worst.x_prime)))
+        reason = "the worst pair found by enumerating every neighbouring pair (counts <= B)"
+    return make_pair(histogram, *cells, "replace", reason)
+
+
+def pair_delta_dp_cell_suppression(
+    x: Histogram,
+    x_prime: Histogram,
+    *,
+    epsilon: float,
+    at: object = None,
+    k: float,
+    variant: str,
+) -> float | np.ndarray:
+    """:func:`dp_cell_suppression_pair_delta` of the two histograms' counts."""
+    return dp_cell_suppression_pair_delta(
+        x.counts, x_prime.counts, k=k, epsilon=epsilon, variant=variant, at=at
+    )
+
+
+def exact_bias_cell_suppression(histogram: Histogram, *, k: float) -> np.ndarray:
+    """:func:`cell_suppression_bias` of the appendix's form."""
+    return cell_suppression_bias(histogram.counts, k=k, form="appendix")
+
+
+def exact_bias_cell_suppression_main_text(histogram: Histogram, *, k: float) -> np.ndarray:
+    """:func:`cell_suppression_bias` of the main text's form."""
+    return cell_suppression_bias(histogram.counts, k=k, form="main_text")

@@ -18,18 +18,28 @@ The printed ``f`` is not a probability mass function: it sums to
 
 Adjacency: ``"replace"`` (one record changes cell, as in the paper's proof) and
 ``"add_remove"`` (one record more or less); see :mod:`dadp_lite.theory.privacy`.
+
+The registry's records (:mod:`dadp_lite.registry.k_anonymity`) name the functions at the
+end of this module, which take the histogram first and keywords after
+(:mod:`dadp_lite.theory._contract`); traditional k-anonymity's answers are there too: it
+releases the number of records exactly.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.special import comb, gammaln
 from scipy.stats import binom
 
 from dadp_lite._validate import check_epsilon, check_positive_int, check_probability
-from dadp_lite.theory.privacy import binomial_pmf, exact_delta
+from dadp_lite.definitions import sampling_probability
+from dadp_lite.histogram import Histogram, NeighbourPair
+from dadp_lite.theory._contract import bound as _bound
+from dadp_lite.theory._contract import make_pair, need_cells, profile_points, shaped_like
+from dadp_lite.theory.privacy import binomial_pmf, deterministic_worst_case_delta, exact_delta
 
 __all__ = [
     "TAIL_4_5_SIGMA",
@@ -38,15 +48,25 @@ __all__ = [
     "d_corrected",
     "d_proof_set",
     "d_sum_from_one",
+    "exact_delta_dp_k_anonymity",
+    "exact_delta_k_anonymity",
     "indicator_bias",
     "indicator_bias_as_printed",
+    "pair_delta_dp_k_anonymity",
+    "pair_delta_k_anonymity",
+    "printed_delta_dp_k_anonymity",
+    "printed_reading_dp_k_anonymity",
     "printed_pmf",
     "printed_pmf_total",
     "proof_set_probability",
+    "reference_delta_dp_k_anonymity",
+    "reference_delta_k_anonymity",
     "subsampling_delta",
     "subsampling_delta_edge_pairs",
     "subsampling_pair_delta",
     "thinned_histogram_law",
+    "worst_pair_dp_k_anonymity",
+    "worst_pair_k_anonymity",
 ]
 
 
@@ -303,3 +323,117 @@ def compare_indicator_bias(indicator: np.ndarray, expected: np.ndarray) -> dict[
         "n_tested": int(b.size),
         "n_normal": int(normal.sum()),
     }
+
+
+# ------------------------------------------------- the registry's answers (histogram first)
+def exact_delta_dp_k_anonymity(
+    histogram: Histogram, *, epsilon: float, adjacency: str, k: float, ka_qi: Sequence[str]
+) -> float:
+    """beta = 1 - e^-eps for every bound >= 1 (the pair (1, 0) -> (0, 1) attains it and a
+    coupling caps the total variation there); Mondrian and reconstruction are
+    post-processing."""
+    return float(sampling_probability(epsilon))
+
+
+def reference_delta_dp_k_anonymity(
+    histogram: Histogram, *, epsilon: float, adjacency: str, k: float, ka_qi: Sequence[str]
+) -> float:
+    """:func:`subsampling_delta` by enumeration up to the histogram's largest count."""
+    beta = sampling_probability(epsilon)
+    return float(subsampling_delta(beta, epsilon, _bound(histogram), adjacency))
+
+
+def printed_delta_dp_k_anonymity(
+    histogram: Histogram, *, epsilon: float, k: float, ka_qi: Sequence[str]
+) -> float:
+    """:func:`d_as_printed` with B the largest count."""
+    with np.errstate(invalid="ignore", over="ignore"):  # huge binomial coefficients, w ~ B
+        return d_as_printed(k, sampling_probability(epsilon), epsilon, _bound(histogram))
+
+
+def printed_reading_dp_k_anonymity(
+    histogram: Histogram, *, epsilon: float, k: float, ka_qi: Sequence[str]
+) -> float:
+    """:func:`d_corrected` with B the largest count."""
+    return d_corrected(k, sampling_probability(epsilon), epsilon, _bound(histogram))
+
+
+def worst_pair_dp_k_anonymity(
+    histogram: Histogram, *, epsilon: float | None = None, k: float, ka_qi: Sequence[str]
+) -> NeighbourPair:
+    """A lone record with k = 1: released exactly when sampled."""
+    need_cells(histogram, 2)
+    reason = "a lone record (k = 1): released exactly when sampled (the privacy chapter)"
+    return make_pair(histogram, {0: 1}, {1: 1}, "replace", reason, k=1)
+
+
+def pair_delta_dp_k_anonymity(
+    x: Histogram,
+    x_prime: Histogram,
+    *,
+    epsilon: float,
+    at: object = None,
+    k: float,
+    ka_qi: Sequence[str],
+) -> float | np.ndarray:
+    """Exact for the Bernoulli subsample; the whole mechanism is post-processing of it, so
+    this bounds the pair's delta from above, with equality for a lone record and k = 1."""
+    beta = sampling_probability(epsilon)
+    where = profile_points(epsilon, at)
+    return subsampling_pair_delta(tuple(x.counts), tuple(x_prime.counts), beta, where)
+
+
+def exact_delta_k_anonymity(
+    histogram: Histogram,
+    *,
+    epsilon: float | None = None,
+    adjacency: str,
+    k: float,
+    ka_qi: Sequence[str],
+) -> float:
+    """Traditional k-anonymity with reconstruction releases the number of records exactly:
+    delta 1 under add/remove."""
+    return 1.0
+
+
+def reference_delta_k_anonymity(
+    histogram: Histogram,
+    *,
+    epsilon: float | None = None,
+    adjacency: str,
+    k: float,
+    ka_qi: Sequence[str],
+) -> float:
+    """k-anonymity with reconstruction releases exactly as many records as it got, so
+    add/remove neighbours are told apart surely."""
+    return deterministic_worst_case_delta(lambda x: x.sum(), 2, _bound(histogram), adjacency)
+
+
+def worst_pair_k_anonymity(
+    histogram: Histogram, *, epsilon: float | None = None, k: float, ka_qi: Sequence[str]
+) -> NeighbourPair:
+    """k records against k + 1: the number of records is released exactly."""
+    b = _bound(histogram)
+    if histogram.n_cells * b < k + 1:
+        raise ValueError(f"the universe cannot hold k + 1 = {k + 1} records with counts <= {b}")
+    full, rest = divmod(int(k), b)
+    x_cells = {i: b for i in range(full)} | ({full: rest} if rest else {})
+    y_cells = dict(x_cells)
+    y_cells[full] = y_cells.get(full, 0) + 1
+    reason = "k records against k + 1: the number of records is released exactly"
+    return make_pair(histogram, x_cells, y_cells, "add_remove", reason)
+
+
+def pair_delta_k_anonymity(
+    x: Histogram,
+    x_prime: Histogram,
+    *,
+    epsilon: float | None = None,
+    at: object = None,
+    k: float,
+    ka_qi: Sequence[str],
+) -> float | np.ndarray:
+    """1 if the two totals differ, else NaN (no bound known for such a pair)."""
+    differ = x.total != x_prime.total
+    where = profile_points(0.0 if epsilon is None else epsilon, at)
+    return shaped_like(where, 1.0 if differ else np.nan)

@@ -13,6 +13,11 @@ Printed forms (named ``*_as_printed``) sit next to independent computations:
 Notation: ``n_Q`` is the size of the QI universe, gamma = e^eps / (e^eps + n_Q - 1) the
 probability of keeping a QI value, and the *group* of a cell is the set ``I_i`` of cells that
 share its non-QI values (a row of :meth:`Histogram.to_qi_matrix`).
+
+The registry's records (:mod:`dadp_lite.registry.swapping`) name the functions at the end
+of this module, which take the histogram first and keywords after
+(:mod:`dadp_lite.theory._contract`); traditional swapping's answers are there too: it
+releases the non-QI marginal exactly.
 """
 
 from __future__ import annotations
@@ -25,8 +30,15 @@ import numpy as np
 
 from dadp_lite._validate import check_choice, check_epsilon, check_epsilons, check_positive_int
 from dadp_lite.definitions import ADJACENCIES, UNITS, keep_probability
-from dadp_lite.histogram import Histogram
-from dadp_lite.theory.privacy import exact_delta, histograms_up_to, neighbours
+from dadp_lite.histogram import Histogram, NeighbourPair
+from dadp_lite.theory._contract import bound as _bound
+from dadp_lite.theory._contract import make_pair, profile_points, shaped_like
+from dadp_lite.theory.privacy import (
+    deterministic_worst_case_delta,
+    exact_delta,
+    histograms_up_to,
+    neighbours,
+)
 
 __all__ = [
     "dp_swapping_bias_as_printed",
@@ -48,7 +60,17 @@ __all__ = [
     "dp_swapping_record_delta",
     "dp_swapping_release_variance",
     "dp_swapping_transition_matrix",
+    "exact_bias_dp_swapping",
+    "exact_delta_dp_swapping",
+    "exact_delta_swapping",
     "mean_absolute_deviation",
+    "pair_delta_dp_swapping",
+    "pair_delta_swapping",
+    "printed_delta_dp_swapping",
+    "reference_delta_dp_swapping",
+    "reference_delta_swapping",
+    "worst_pair_dp_swapping",
+    "worst_pair_swapping",
 ]
 
 
@@ -449,3 +471,133 @@ def dp_swapping_bias_l1_groups_once(hist: Histogram, qi: Sequence[str], epsilon:
     return float(
         n_q / (math.exp(epsilon) + n_q - 1) * mean_absolute_deviation(matrix, axis=1).sum()
     )
+
+
+# ------------------------------------------------- the registry's answers (histogram first)
+def exact_bias_dp_swapping(
+    histogram: Histogram, *, epsilon: float, qi: Sequence[str], unit: str
+) -> np.ndarray:
+    """Per-cell bias from :func:`dp_swapping_expected_release` (the same for both units)."""
+    return dp_swapping_expected_release(histogram, qi, epsilon) - histogram.counts
+
+
+def exact_delta_dp_swapping(
+    histogram: Histogram, *, epsilon: float, adjacency: str, qi: Sequence[str], unit: str
+) -> float:
+    """:func:`dp_swapping_delta` over counts up to the histogram's largest."""
+    n_q = histogram.n_qi(qi)
+    value = dp_swapping_delta(epsilon, n_q, unit=unit, adjacency=adjacency, bound=_bound(histogram))
+    return float(value)
+
+
+def reference_delta_dp_swapping(
+    histogram: Histogram, *, epsilon: float, adjacency: str, qi: Sequence[str], unit: str
+) -> float:
+    """:func:`dp_swapping_exact_delta`: enumeration over the histogram's groups."""
+    n_q = histogram.n_qi(qi)
+    return float(
+        dp_swapping_exact_delta(
+            epsilon, n_q=n_q, n_groups=histogram.n_cells // n_q, bound=_bound(histogram),
+            unit=unit, adjacency=adjacency,
+        )
+    )  # fmt: skip
+
+
+def printed_delta_dp_swapping(
+    histogram: Histogram, *, epsilon: float, qi: Sequence[str], unit: str
+) -> float:
+    """:func:`dp_swapping_delta_as_printed` with the histogram's n_Q."""
+    return float(dp_swapping_delta_as_printed(epsilon, histogram.n_qi(qi)))
+
+
+def worst_pair_dp_swapping(
+    histogram: Histogram, *, epsilon: float | None = None, qi: Sequence[str], unit: str
+) -> NeighbourPair:
+    """Per cell: a cell of count 2 against the same two records split; per record: one
+    record changes its QI value."""
+    if histogram.n_qi(qi) < 2:
+        raise ValueError("the universe needs at least two QI values")
+    rows: tuple[dict[int, int], dict[int, int]]
+    if unit == "cell" and _bound(histogram) >= 2:
+        rows = ({0: 2}, {0: 1, 1: 1})
+        reason = "a cell of count 2 against the same two records split (the privacy chapter)"
+    else:
+        rows = ({0: 1}, {1: 1})
+        reason = "one record changes its QI value: randomized response with loss up to epsilon"
+    cells = histogram.to_qi_matrix(qi, np.arange(histogram.n_cells))[0]  # group 0
+    x_cells, y_cells = ({int(cells[j]): c for j, c in r.items()} for r in rows)
+    return make_pair(histogram, x_cells, y_cells, "qi_replace", reason)
+
+
+def pair_delta_dp_swapping(
+    x: Histogram,
+    x_prime: Histogram,
+    *,
+    epsilon: float,
+    at: object = None,
+    qi: Sequence[str],
+    unit: str,
+) -> float | np.ndarray:
+    """:func:`dp_swapping_pair_delta` on the groups where the two histograms differ."""
+    mx, my = x.to_qi_matrix(qi, x.counts), x.to_qi_matrix(qi, x_prime.counts)
+    rows = np.flatnonzero(np.any(mx != my, axis=1))
+    if rows.size == 0:
+        return shaped_like(profile_points(epsilon, at), 0.0)
+    return dp_swapping_pair_delta(mx[rows], my[rows], epsilon, unit, at=at)
+
+
+def exact_delta_swapping(
+    histogram: Histogram,
+    *,
+    epsilon: float | None = None,
+    adjacency: str,
+    qi: Sequence[str],
+    rate: float,
+) -> float:
+    """Traditional swapping releases the non-QI marginal exactly: delta 1 under replace and
+    add/remove."""
+    return 1.0
+
+
+def reference_delta_swapping(
+    histogram: Histogram,
+    *,
+    epsilon: float | None = None,
+    adjacency: str,
+    qi: Sequence[str],
+    rate: float,
+) -> float:
+    """Swapping exchanges QI values between records, so the non-QI marginal is released
+    exactly; neighbours that change it (replace, add/remove) are told apart surely."""
+
+    def marginal(x: np.ndarray) -> np.ndarray:
+        return np.asarray(histogram.to_qi_matrix(qi, x).sum(axis=-1))
+
+    return deterministic_worst_case_delta(marginal, histogram.n_cells, _bound(histogram), adjacency)
+
+
+def worst_pair_swapping(
+    histogram: Histogram, *, epsilon: float | None = None, qi: Sequence[str], rate: float
+) -> NeighbourPair:
+    """One record changes a non-QI value: the marginal released exactly differs."""
+    cells = histogram.to_qi_matrix(qi, np.arange(histogram.n_cells))
+    if cells.shape[0] < 2:
+        raise ValueError("the universe needs two non-QI groups for a record to change group")
+    reason = "one record changes a non-QI value: the non-QI marginal, released exactly, differs"
+    return make_pair(histogram, {int(cells[0, 0]): 1}, {int(cells[1, 0]): 1}, "replace", reason)
+
+
+def pair_delta_swapping(
+    x: Histogram,
+    x_prime: Histogram,
+    *,
+    epsilon: float | None = None,
+    at: object = None,
+    qi: Sequence[str],
+    rate: float,
+) -> float | np.ndarray:
+    """1 if the non-QI marginals differ, else NaN (no bound known for such a pair)."""
+    mx, my = x.to_qi_matrix(qi, x.counts), x.to_qi_matrix(qi, x_prime.counts)
+    differ = not np.array_equal(mx.sum(axis=1), my.sum(axis=1))
+    where = profile_points(0.0 if epsilon is None else epsilon, at)
+    return shaped_like(where, 1.0 if differ else np.nan)

@@ -291,12 +291,15 @@ def output_lock(out: Path) -> Iterator[None]:
 
 
 def _free(path: Path) -> int | None:
+    """Free bytes on the disk that holds (or will hold) ``path``; None where unknown (a
+    pseudo file system such as /proc reports a size of 0)."""
     for folder in (path, *path.parents):
         if folder.exists():
             try:
-                return shutil.disk_usage(folder).free
+                usage = shutil.disk_usage(folder)
             except OSError:
                 return None
+            return usage.free if usage.total > 0 else None
     return None
 
 

@@ -770,7 +770,7 @@ def _command(args: list[str]) -> list[str]:
 def _run(command: list[str], tmp: Path, timeout: float, **kw) -> Outcome:
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, preexec_fn=_limits, **kw)  # fmt: skip
+                               text=True, errors="backslashreplace", preexec_fn=_limits, **kw)  # fmt: skip
     try:
         out, err = process.communicate(timeout=timeout)
         timed_out = False

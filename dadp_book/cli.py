@@ -168,12 +168,17 @@ def _add_course_commands(sub: argparse._SubParsersAction) -> None:
     )
     course.add_argument("chapters", nargs="*", metavar="CHAPTER", help="default: all")
     course.add_argument("--out", type=Path, required=True, help="kit folder")
+    course.add_argument("--force", action="store_true", help="replace an existing kit at --out")
+    course.add_argument("--no-pdf", action="store_true", help="no solutions PDF")
     grade = sub.add_parser("grade", help="grade submitted notebooks locally: one row per question")
     grade.add_argument("kit", type=Path, metavar="DIR", help="the kit folder of 'course'")
     grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
     grade.add_argument("--out", type=Path, default=Path("scores.csv"), help="CSV (scores.csv)")
     grade.add_argument("--jobs", type=int, default=2, help="notebooks at once (default: 2)")
-    grade.add_argument("--timeout", type=float, default=120.0, help="s per notebook (120)")
+    grade.add_argument("--timeout", type=float, default=60.0, help="s per cell (default: 60)")
+    grade.add_argument(
+        "--no-sandbox", action="store_true", help="grade WITHOUT isolating the students' code"
+    )
 
 
 def _overrides(root: Path, slug: str, args: argparse.Namespace) -> dict:
@@ -259,7 +264,8 @@ def _cmd_glue(root: Path | None, args: argparse.Namespace) -> int:
 def _cmd_course(root: Path, args: argparse.Namespace) -> int:
     from dadp_book.course import build_kit
 
-    print(f"Course kit written: {build_kit(root, args.chapters, args.out)}")
+    out = build_kit(root, args.chapters, args.out, force=args.force, solutions_pdf=not args.no_pdf)
+    print(f"Course kit written: {out}")
     return 0
 
 
@@ -267,7 +273,13 @@ def _cmd_grade(root: Path | None, args: argparse.Namespace) -> int:
     from dadp_book.course import grade_submissions
 
     rows, problems = grade_submissions(
-        args.kit, args.submissions, args.out, jobs=args.jobs, timeout=args.timeout, progress=True
+        args.kit,
+        args.submissions,
+        args.out,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        progress=True,
+        sandbox=not args.no_sandbox,
     )
     for line in problems:
         print(line)

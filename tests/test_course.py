@@ -1,12 +1,11 @@
 """The course kit (``dadp-book course``) and its grader (``dadp-book grade``).
 
-Fast tests run every sidecar's solution against its own tests in this process, check that
-the student's starter code fails the hidden tests, and refuse malformed sidecars. The tests
-marked ``book`` build the kit of every chapter once and grade one class through the CLI:
-the instructor notebooks score full marks, the unmodified student notebooks score 0, one
-wrong answer costs exactly its question, a notebook that raises early still gets its rows
-(and the questions it could still reach), and no student notebook holds a solution line,
-a solution sentence or a hidden test.
+Fast tests run every sidecar's solution against its own tests in this process (also
+rounded to four significant digits), check that the student's starter code fails the
+hidden tests, refuse malformed sidecars and bad options, and check the codec and the CSV
+escaping. The tests marked ``book`` build the kit of every chapter once and grade a class
+through the CLI (``test_course_class.py``), and check that no student-facing file holds a
+hidden test or an expected value.
 """
 
 from __future__ import annotations
@@ -21,9 +20,11 @@ import nbformat
 import pytest
 
 from dadp_book.cli import main
-from dadp_book.course import grade as grade_module
-from dadp_book.course.markdown import to_jupyter_markdown
+from dadp_book.course.grade import csv_cell
+from dadp_book.course.kit import autograder_requirements
+from dadp_book.course.markdown import standalone_markdown, to_jupyter_markdown
 from dadp_book.course.questions import Question, load_chapter, solution_lines
+from dadp_book.course.solutions import solutions_unavailable
 from dadp_book.discovery import list_chapters
 from dadp_book.errors import BuildError
 
@@ -133,6 +134,7 @@ GOOD = """\
     questions:
       ex-toy-1:
         points: 1
+        tolerance: Graded exactly.
         code: |
           one = 1  # SOLUTION
         tests:
@@ -140,9 +142,10 @@ GOOD = """\
             def test_number(one):
                 assert isinstance(one, int)
         hidden:
-          - |
-            def test_value(one):
-                assert one == 1
+          - test: |
+              def test_value(one):
+                  assert one == 1
+            feedback: store the number one
     """
 
 
@@ -159,7 +162,9 @@ def test_a_toy_sidecar_loads(tmp_path):
         (("one = 1  # SOLUTION", "one = 1"), "marks no solution"),
         (("points: 1", "points: 0"), "points must be a positive number"),
         (("        hidden:\n", "        hidden: []\n        unused:\n"), "takes only the keys"),
-        (("def test_value(one):", "x = 1\n" + " " * 12 + "def test_value(one):"), "one 'def test_"),
+        (("def test_value(one):", "x = 1\n" + " " * 14 + "def test_value(one):"), "one 'def test_"),
+        (("        feedback: store the number one\n", ""), "keys 'test' and 'feedback'"),
+        (("        tolerance: Graded exactly.\n", ""), "must state its tolerance"),
     ],
 )
 def test_malformed_sidecars_are_refused_with_the_file_named(tmp_path, change, message):
@@ -173,9 +178,138 @@ def test_myst_roles_become_plain_markdown():
     text = "By {prf:ref}`thm-a`, {eq}`eq-x`, {prf:ref}`the lemma <lem-a>`, {math}`e^x`, "
     text += "{glue:text}`v:.2f`."
     assert to_jupyter_markdown(text) == (
-        "By [theorem `thm-a` in the chapter], [equation `eq-x` in the chapter], the lemma, "
+        "By the chapter's theorem, the chapter's equation, the lemma, "
         "$e^x$, *(the value computed in the chapter)*."
     )
+
+
+def test_references_are_quoted_under_the_question():
+    chapter = textwrap.dedent("""\
+        (sec-a)=
+        ## Adjacency
+
+        $$
+        b = 2/\\epsilon
+        $$ (eq-scale)
+
+        ```{prf:definition} Fairness
+        :label: def-fair
+
+        A mechanism is fair if {math}`\\alpha = 0`.
+        ```
+        """)
+    text = "Use {eq}`eq-scale` and {prf:ref}`def-fair`, as in {ref}`sec-a`; {eq}`eq-scale` again."
+    out = standalone_markdown(text, chapter)
+    assert "equation [1] (quoted below)" in out and "definition [2] (quoted below)" in out
+    assert "the chapter's section *Adjacency*" in out
+    assert "> b = 2/\\epsilon" in out and "> A mechanism is fair if $\\alpha = 0$." in out
+    assert "**[2] Definition (Fairness), from the chapter.**" in out and "[3]" not in out
+
+
+def test_no_question_points_at_an_internal_label():
+    for chapter in CHAPTERS:
+        for question in chapter.questions:
+            text = standalone_markdown(question.text, chapter.text)
+            assert "`eq-" not in text and "`thm-" not in text, question.label
+            assert "dadp-book run" not in text and "dl." not in text, question.label
+
+
+def _round4(value):
+    """``value`` with every float rounded to four significant digits (functions: outputs)."""
+    import numpy as np
+
+    if callable(value):
+        return lambda *a, **k: _round4(value(*a, **k))
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return np.array([float(f"{v:.4g}") for v in value.ravel()]).reshape(value.shape)
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, tuple):
+        return tuple(_round4(v) for v in value)
+    return value
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.slug)
+def test_answers_rounded_to_four_significant_digits_pass(chapter):
+    for question in chapter.autograded:
+        env = _run(chapter.setup, question.code)
+        rounded = {k: _round4(v) for k, v in env.items() if not k.startswith("__")}
+        for function in _test_functions(question, "hidden"):
+            _call(function, rounded)
+        assert question.tolerance and len(question.feedback) == len(question.hidden)
+
+
+def test_autograder_environment_names_every_import_pinned_as_locked():
+    locked = (ROOT / "requirements.lock").read_text().splitlines()
+    for chapter in CHAPTERS:
+        lines = autograder_requirements(ROOT, chapter)
+        assert any(line.startswith("otter-grader[grading]==") for line in lines)
+        for line in lines:
+            assert line.replace("[grading]", "") in locked, line
+        uses_scipy = any("scipy" in t for q in chapter.autograded for t in q.hidden + (q.code,))
+        assert any(line.startswith("scipy==") for line in lines) == uses_scipy, chapter.slug
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ('=HYPERLINK("x")', '\'=HYPERLINK("x")'),
+        ("+1+1", "'+1+1"),
+        ("-2", "'-2"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("alice", "alice"),
+        ("\tx", "'\tx"),
+        ("", ""),
+    ],
+)
+def test_spreadsheet_formulas_are_escaped(value, shown):
+    assert csv_cell(value) == shown
+
+
+@pytest.mark.parametrize("timeout", [float("inf"), 1e300, float("nan"), 0, -1])
+def test_a_timeout_out_of_range_is_refused_in_one_line(tmp_path, timeout, capsys):
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "subs").mkdir()
+    args = ["grade", str(tmp_path / "kit"), str(tmp_path / "subs"), "--timeout", str(timeout)]
+    assert main(args) == 1
+    assert "--timeout must be a number of seconds" in capsys.readouterr().err
+    assert not list(tmp_path.rglob("*.csv"))
+
+
+def test_the_codec_carries_values_and_nothing_else():
+    import numpy as np
+
+    from dadp_book.course.runner import Opaque, decode, encode
+
+    values = [
+        1,
+        2.5,
+        float("nan"),
+        10**30,
+        1 + 2j,
+        "s",
+        None,
+        True,
+        [1, (2, 3)],
+        {"a"},
+        {"k": np.float64(0.1)},
+        np.arange(6.0).reshape(2, 3),
+        np.array([True, False]),
+        np.int32(7),
+    ]
+    for value in values:
+        back = decode(json.loads(json.dumps(encode(value))))
+        if isinstance(value, np.ndarray):
+            assert back.dtype == value.dtype and np.array_equal(back, value)
+        elif isinstance(value, float) and value != value:
+            assert back != back
+        else:
+            assert back == value and type(back) is type(value)
+    assert isinstance(decode(encode(len)), Opaque) and isinstance(decode(encode(object())), Opaque)
+    with pytest.raises(ValueError, match="not carried"):
+        decode({"a": ["|O", [1], "AAAAAAAAAAA="]})
+    with pytest.raises(ValueError):
+        decode({"pickle": "..."})
 
 
 # --------------------------------------------------------------------------- the kit
@@ -206,7 +340,16 @@ def test_the_kit_has_three_views_of_every_chapter(kit):
         for part in ("student", "instructor"):
             assert (kit / part / f"{chapter.slug}.ipynb").is_file()
         assert (kit / "autograder" / f"{chapter.slug}.zip").is_file()
+        assert (kit / "grading" / f"{chapter.slug}.json").is_file()
     assert "otter-grader" in (kit / "student" / "requirements.txt").read_text()
+    assert "pip install -r requirements.txt" in (kit / "student" / "README.md").read_text()
+    if solutions_unavailable() is None:  # Chromium is there: every solution is printed
+        from pypdf import PdfReader
+
+        for chapter in CHAPTERS:
+            pdf = PdfReader(kit / "instructor" / f"{chapter.slug}.pdf")
+            text = " ".join(page.extract_text() for page in pdf.pages)
+            assert chapter.autograded[0].label in text and "Solution" in text
     with open(kit / "questions.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == sum(len(c.questions) for c in CHAPTERS)
@@ -222,6 +365,8 @@ def test_student_notebooks_hold_no_solution_and_no_hidden_test(kit, chapter):
         secrets = prose + _distinctive(question.solution) + solution_lines(question.code)
         for test in question.hidden:
             secrets += _distinctive(test) + [test.splitlines()[0]]
+        if question.manual:  # the book's solution prose is quoted under no student question
+            secrets = [s for s in secrets if s not in question.text]
         assert secrets, question.label
         for line in secrets:
             assert line not in student, f"{question.label}: {line!r} in the student notebook"
@@ -233,132 +378,59 @@ def test_student_notebooks_hold_no_solution_and_no_hidden_test(kit, chapter):
             assert all(test.splitlines()[0] in student for test in question.tests)
 
 
-# --------------------------------------------------------------------------- grading
-
-
-def _copy_with(source: Path, target: Path, edit) -> None:
-    notebook = nbformat.read(source, as_version=4)
-    edit(notebook)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(notebook, target)
-
-
-def _replace(old: str, new: str):
-    def edit(notebook):
-        hits = [c for c in notebook.cells if old in c.source]
-        assert len(hits) == 1
-        hits[0].source = hits[0].source.replace(old, new)
-
-    return edit
-
-
-@pytest.fixture(scope="module")
-def graded(kit, tmp_path_factory):
-    subs = tmp_path_factory.mktemp("submissions")
-    for chapter in CHAPTERS:
-        name = f"{chapter.slug}.ipynb"
-        _copy_with(kit / "instructor" / name, subs / "teacher" / name, lambda nb: None)
-        _copy_with(kit / "student" / name, subs / "blank" / name, lambda nb: None)
-    laplace = "03-laplace-and-discrete-gaussian.ipynb"
-    # a Laplace scale calibrated for sensitivity 1 on the sensitivity-2 histogram query
-    wrong = _replace("scale_replace = 2 / 0.5  # SOLUTION", "scale_replace = 1 / 0.5")
-    _copy_with(kit / "instructor" / laplace, subs / "wrong" / laplace, wrong)
-    setting = "01-setting-and-data.ipynb"
-    # the second cell (the set-up cell, after otter's init cell) raises
-    raises = _replace("import math\n\nimport numpy as np", "1 / 0")
-    _copy_with(kit / "instructor" / setting, subs / "raises" / setting, raises)
-    (subs / "garbage").mkdir()
-    (subs / "garbage" / setting).write_text("this is not a notebook")
-    out = subs / "scores.csv"
-    assert main(["grade", str(kit), str(subs), "--out", str(out), "--jobs", "2"]) == 0
-    with open(out) as handle:
-        rows = list(csv.DictReader(handle))
-    return {(r["student"], r["question"]): r for r in rows}, rows
-
-
-def _possible(question: Question) -> str:
-    return f"{question.points:g}"
+@pytest.mark.book
+def test_a_kit_is_never_replaced_without_force(kit, tmp_path, capsys):
+    before = {p: p.read_bytes() for p in kit.rglob("*") if p.is_file()}
+    assert main(["--root", str(ROOT), "course", "01", "--out", str(kit)]) == 1
+    assert "--force" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in kit.rglob("*") if p.is_file()} == before
+    small = tmp_path / "small"
+    assert main(["--root", str(ROOT), "course", "01", "--out", str(small), "--no-pdf"]) == 0
+    args = ["course", "02", "--out", str(small), "--force", "--no-pdf"]
+    assert main(["--root", str(ROOT), *args]) == 0
+    assert list(json.loads((small / "course.json").read_text())["chapters"]) == [
+        "02-sufficient-condition-lemma"
+    ]
 
 
 @pytest.mark.book
-def test_one_row_per_student_and_question(graded):
-    _, rows = graded
-    students = {"teacher", "blank", "wrong", "raises", "garbage"}
-    assert {r["student"] for r in rows} == students
-    assert len(rows) == len(students) * sum(len(c.questions) for c in CHAPTERS)
-    assert all(
-        r["status"] == "manual" and r["score"] == ""
-        for r in rows
-        if r["question"] in {q.label for c in CHAPTERS for q in c.questions if q.manual}
+@pytest.mark.parametrize("where", ["directory", "manifest", "in kit", "in submissions", "not csv"])
+def test_grade_out_is_checked_before_grading(kit, tmp_path, where, capsys):
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    (subs / "alice" / "01-setting-and-data.ipynb").write_bytes(
+        (kit / "student" / "01-setting-and-data.ipynb").read_bytes()
     )
+    out = {
+        "directory": tmp_path,
+        "manifest": kit / "course.json",
+        "in kit": kit / "student" / "scores.csv",
+        "in submissions": subs / "scores.csv",
+        "not csv": tmp_path / "scores.txt",
+    }[where]
+    manifest = (kit / "course.json").read_bytes()
+    assert main(["grade", str(kit), str(subs), "--out", str(out)]) == 1
+    assert "--out" in capsys.readouterr().err
+    assert (kit / "course.json").read_bytes() == manifest
+    assert not (kit / "student" / "scores.csv").exists() and not (subs / "scores.csv").exists()
 
 
 @pytest.mark.book
-def test_instructor_notebooks_score_full_marks_and_student_notebooks_zero(graded):
-    by_key, _ = graded
-    for chapter in CHAPTERS:
-        for question in chapter.autograded:
-            teacher = by_key["teacher", question.label]
-            assert (teacher["score"], teacher["status"]) == (_possible(question), "ok"), teacher
-            blank = by_key["blank", question.label]
-            assert (blank["score"], blank["status"]) == ("0", "ok"), blank
+def test_a_disk_too_full_for_the_outputs_is_refused_before_grading(kit, tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
 
+    from dadp_book.course import grade
 
-@pytest.mark.book
-def test_one_wrong_answer_costs_exactly_its_question(graded):
-    by_key, _ = graded
-    (chapter,) = [c for c in CHAPTERS if c.slug.startswith("03-")]
-    for question in chapter.autograded:
-        row = by_key["wrong", question.label]
-        lost = question.label == "ex-laplace-and-discrete-gaussian-4"
-        assert row["score"] == ("0" if lost else _possible(question)), row
-    assert "hidden test failed" in by_key["wrong", "ex-laplace-and-discrete-gaussian-4"]["note"]
-    others = [r for (student, _), r in by_key.items() if student == "wrong"]
-    elsewhere = {r["status"] for r in others if r["chapter"] != chapter.slug}
-    assert elsewhere == {"missing", "manual"}
-
-
-@pytest.mark.book
-def test_a_notebook_that_raises_early_gets_its_rows_and_what_it_still_reaches(graded):
-    by_key, _ = graded
-    needs_numpy = by_key["raises", "ex-setting-4"]
-    assert (needs_numpy["score"], needs_numpy["status"]) == ("0", "cell error")
-    assert "ZeroDivisionError" in needs_numpy["note"]
-    assert by_key["raises", "ex-setting-5"]["score"] == "2"  # a set of letters needs no numpy
-
-
-@pytest.mark.book
-def test_a_file_that_is_no_notebook_scores_zero_with_a_reason(graded):
-    by_key, _ = graded
-    row = by_key["garbage", "ex-setting-4"]
-    assert (row["score"], row["status"]) == ("0", "failed")
-    assert "could not run it" in row["note"]
-
-
-@pytest.mark.book
-def test_time_limit_interrupts_the_running_cell_and_grades_the_rest(kit, tmp_path):
-    name = "06-swapping-privacy.ipynb"
-    answer = "gamma = math.e / (math.e + 8)"
-    loop = _replace(answer, "while True:\n    pass\n" + answer)
-    _copy_with(kit / "instructor" / name, tmp_path / "subs" / "slow" / name, loop)
-    rows, lines = grade_module.grade_submissions(
-        kit, tmp_path / "subs", tmp_path / "scores.csv", jobs=1, timeout=20
+    subs = tmp_path / "subs" / "alice"
+    subs.mkdir(parents=True)
+    (subs / "01-setting-and-data.ipynb").write_bytes(
+        (kit / "student" / "01-setting-and-data.ipynb").read_bytes()
     )
-    by_question = {r["question"]: r for r in rows}
-    assert by_question["ex-swapping-privacy-3"]["score"] == "2"  # answered before the loop
-    assert by_question["ex-swapping-privacy-3"]["status"] == "time limit"
-    assert by_question["ex-swapping-privacy-4"]["score"] == "0"  # its cell was interrupted
-    assert any("time limit" in line for line in lines)
-
-
-@pytest.mark.book
-def test_a_notebook_far_past_its_limit_is_stopped_and_the_batch_goes_on(kit, tmp_path, monkeypatch):
-    monkeypatch.setattr(grade_module, "HARD_MARGIN", 1.0)
-    name = "13-classification.ipynb"
-    for student in ("first", "second"):
-        _copy_with(kit / "student" / name, tmp_path / "subs" / student / name, lambda nb: None)
-    rows, lines = grade_module.grade_submissions(
-        kit, tmp_path / "subs", tmp_path / "scores.csv", jobs=1, timeout=0.5
-    )
-    assert {r["status"] for r in rows if r["status"] != "manual"} == {"stopped"}
-    assert len(lines) == 2 and all("stopped" in line for line in lines)
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(grade.shutil, "disk_usage", lambda path: usage(10**9, 10**9, 10**5))
+    monkeypatch.setattr(grade, "_grade_all", lambda *a: pytest.fail("graded on a full disk"))
+    with pytest.raises(BuildError, match="only 0.1 MB free"):
+        grade.grade_submissions(kit, tmp_path / "subs", tmp_path / "out" / "scores.csv")
+    assert not list((tmp_path / "out").glob("*")) if (tmp_path / "out").exists() else True
+    assert shutil.disk_usage  # the real one is back after the test

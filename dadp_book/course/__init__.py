@@ -4,8 +4,8 @@ from the chapters' exercises with otter-grader, and local batch grading of submi
 - ``questions``: a chapter's exercises joined with its sidecar ``course/<slug>.yml``
 - ``markdown``: MyST exercise text -> Markdown that plain Jupyter renders
 - ``kit``: ``dadp-book course``: otter master notebooks -> ``otter assign`` -> the kit folder
-- ``grade``: ``dadp-book grade``: a pool of grading processes, time limits, ``scores.csv``
-- ``worker``: one grading process (otter's local grading, the book's kernels)
+- ``grade``: ``dadp-book grade``: every hand-in, sandboxed runs, scores, gradebook, feedback
+- ``sandbox``, ``runner``: where and how a notebook runs; ``evaluate``: the verdicts
 """
 
 from dadp_book.course.grade import grade_submissions

@@ -7,40 +7,105 @@ student notebook (solutions and hidden tests removed, a check cell under every a
 "check all" cell at the end), the instructor notebook (solutions, every test) and the
 autograder bundle (a zip of every test). The kit folder:
 
-- ``student/<slug>.ipynb`` and ``student/requirements.txt``: what students receive;
-- ``instructor/<slug>.ipynb``: solutions and every test, shown under each question;
-- ``autograder/<slug>.zip``: what ``dadp-book grade`` grades against;
+- ``student/<slug>.ipynb``, ``student/requirements.txt``, ``student/README.md``: what
+  students receive;
+- ``instructor/<slug>.ipynb`` (and ``.pdf``, the solutions printed): solutions and every
+  test, shown under each question;
+- ``autograder/<slug>.zip``: otter's bundle, for Gradescope (its environment names every
+  package the tests import, pinned as in ``requirements.lock``) and for ``dadp-book grade``;
+- ``grading/<slug>.json``: what ``dadp-book grade`` asks the sandbox for (the names each
+  question's tests take, and the inputs at which they call a function answer);
 - ``course.json`` and ``questions.csv``: every question, its points and how it is graded.
+
+A kit is never replaced without ``force`` (``dadp-book course --force``).
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import csv
 import io
 import json
+import re
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
 
-from dadp_book.course.markdown import to_jupyter_markdown
+from dadp_book.course.evaluate import discover_probes, test_arguments
+from dadp_book.course.markdown import standalone_markdown, to_jupyter_markdown
 from dadp_book.course.questions import Chapter, Question, load_chapter
+from dadp_book.course.solutions import print_solutions, solutions_unavailable
 from dadp_book.discovery import list_chapters, resolve_chapter
 from dadp_book.errors import BuildError
 from dadp_book.outputs import atomic_replace, check_replaceable, temp_folder
 
-__all__ = ["STUDENT_REQUIREMENTS", "build_kit", "master_notebook"]
+__all__ = ["STUDENT_REQUIREMENTS", "autograder_requirements", "build_kit", "master_notebook"]
 
 #: What a student installs (``pip install -r requirements.txt``): the student notebooks
 #: import numpy and, through their first cell, otter-grader; Jupyter opens them.
 STUDENT_REQUIREMENTS = ("otter-grader>=7,<8", "numpy>=1.26", "scipy>=1.11", "jupyterlab>=4")
 MANIFEST = "course.json"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+#: The Python of the autograder's environment (requirements.lock is compiled for 3.11).
+AUTOGRADER_PYTHON = "3.11"
+#: The distribution that provides each importable top-level module the tests may use.
+DISTRIBUTIONS = {"numpy": "numpy", "scipy": "scipy", "otter": "otter-grader"}
 
 
-def _config(slug: str) -> str:
+def _locked(root: Path) -> dict[str, list[str]]:
+    """``requirements.lock``'s pinned lines (with their markers), by distribution name."""
+    lines: dict[str, list[str]] = {}
+    for line in (root / "requirements.lock").read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9_.-]+)==", line)
+        if match:
+            lines.setdefault(match[1].lower(), []).append(line.strip())
+    return lines
+
+
+def _imports(source: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def autograder_requirements(root: Path, chapter: Chapter) -> list[str]:
+    """The autograder environment's packages: otter-grader and every package the chapter's
+    set-up, answers and tests import, each pinned as in ``requirements.lock``."""
+    sources = [chapter.setup]
+    for question in chapter.autograded:
+        sources += [question.code, *question.tests, *question.hidden]
+    modules = {"otter"}
+    for source in sources:
+        modules |= _imports(source)
+    modules -= set(sys.stdlib_module_names)
+    unknown = sorted(modules - set(DISTRIBUTIONS))
+    if unknown:
+        raise BuildError(
+            f"course/{chapter.slug}.yml imports {', '.join(unknown)}: add the package that "
+            "provides it to DISTRIBUTIONS in dadp_book/course/kit.py (and to pyproject.toml)"
+        )
+    locked = _locked(root)
+    lines = []
+    for module in sorted(modules):
+        name = DISTRIBUTIONS[module]
+        pinned = locked.get(name)
+        if not pinned:
+            raise BuildError(f"{name} is not pinned in requirements.lock (run 'make lock')")
+        if name == "otter-grader":
+            pinned = [p.replace("otter-grader==", "otter-grader[grading]==") for p in pinned]
+        lines += pinned
+    return lines
+
+
+def _config(slug: str, requirements: list[str]) -> str:
     return "\n".join(
         [
             "# ASSIGNMENT CONFIG",
@@ -49,6 +114,10 @@ def _config(slug: str) -> str:
             "check_all_cell: true",
             "export_cell: false",
             "run_tests: false",
+            f'python_version: "{AUTOGRADER_PYTHON}"',
+            "overwrite_requirements: true",
+            "requirements:",
+            *[f"  - {json.dumps(line)}" for line in requirements],
             "generate: true",
             "tests:",
             "  files: false",
@@ -70,6 +139,9 @@ def _intro(chapter: Chapter) -> str:
         "tests, which check its value. Passing the visible tests does not mean the answer is "
         f"right. Manually graded questions ({manual:g} points) are read by your teacher: "
         "answer them in the Markdown cell provided.\n\n"
+        "Each autograded question states how close your answer must be. The grader runs "
+        "each question's cells with a time limit: an answer that runs too long costs that "
+        "question only.\n\n"
         "Run the notebook from top to bottom (*Restart Kernel and Run All Cells*) before you "
         "hand it in, keep its file name, and do not delete or edit the locked cells."
     )
@@ -81,13 +153,28 @@ def _heading(question: Question) -> str:
     return f"### Exercise {question.number}: `{question.label}` ({how}, {points})\n\n"
 
 
-def _test_cell(source: str, hidden: bool) -> nbformat.NotebookNode:
+def _test_cell(source: str, hidden: bool, feedback: str = "") -> nbformat.NotebookNode:
     config = "hidden: true" if hidden else "points: 0"
+    if feedback:
+        config += f"\nfailure_message: {json.dumps(feedback)}"
     header = f'""" # BEGIN TEST CONFIG\n{config}\n""" # END TEST CONFIG\n'
     return nbformat.v4.new_code_cell(header + source)
 
 
-def _question_cells(question: Question) -> list[nbformat.NotebookNode]:
+def _question_text(question: Question, chapter_text: str) -> str:
+    text = _heading(question) + standalone_markdown(question.text, chapter_text)
+    if question.manual:
+        rubric = question.rubric or (
+            "Write your answer in the cell below (a few sentences, and any short "
+            "computation). Your teacher judges the reasoning, not only the conclusion."
+        )
+        text += f"\n\n*Graded by hand.* {to_jupyter_markdown(rubric)}"
+    else:
+        text += f"\n\n*Autograded.* {question.tolerance}"
+    return text
+
+
+def _question_cells(question: Question, chapter_text: str = "") -> list[nbformat.NotebookNode]:
     new_raw, new_md = nbformat.v4.new_raw_cell, nbformat.v4.new_markdown_cell
     manual = "true" if question.manual else "false"
     cells = [
@@ -95,7 +182,7 @@ def _question_cells(question: Question) -> list[nbformat.NotebookNode]:
             f"# BEGIN QUESTION\nname: {question.label}\npoints: {question.points:g}\n"
             f"manual: {manual}"
         ),
-        new_md(_heading(question) + to_jupyter_markdown(question.text)),
+        new_md(_question_text(question, chapter_text)),
         new_raw("# BEGIN SOLUTION"),
     ]
     if not question.manual:
@@ -106,21 +193,24 @@ def _question_cells(question: Question) -> list[nbformat.NotebookNode]:
     if not question.manual:
         cells.append(new_raw("# BEGIN TESTS"))
         cells += [_test_cell(t, hidden=False) for t in question.tests]
-        cells += [_test_cell(t, hidden=True) for t in question.hidden]
+        cells += [
+            _test_cell(t, hidden=True, feedback=f)
+            for t, f in zip(question.hidden, question.feedback, strict=True)
+        ]
         cells.append(new_raw("# END TESTS"))
     cells.append(new_raw("# END QUESTION"))
     return cells
 
 
-def master_notebook(chapter: Chapter) -> nbformat.NotebookNode:
+def master_notebook(chapter: Chapter, requirements: Sequence[str] = ()) -> nbformat.NotebookNode:
     """The chapter's exercises as an otter-grader master notebook."""
     cells = [
-        nbformat.v4.new_raw_cell(_config(chapter.slug)),
+        nbformat.v4.new_raw_cell(_config(chapter.slug, list(requirements))),
         nbformat.v4.new_markdown_cell(_intro(chapter)),
         nbformat.v4.new_code_cell(chapter.setup),
     ]
     for question in chapter.questions:
-        cells += _question_cells(question)
+        cells += _question_cells(question, chapter.text)
     return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC})
 
 
@@ -129,9 +219,10 @@ def _tests_listing(question: Question) -> str:
         f"**Tests of `{question.label}`** (the grader runs all of them; students see "
         "only the visible ones, worth no points; the hidden ones share the points)."
     ]
-    for kind, tests in (("visible", question.tests), ("hidden", question.hidden)):
-        for test in tests:
-            parts.append(f"{kind}:\n\n```python\n{test}\n```")
+    for test in question.tests:
+        parts.append(f"visible:\n\n```python\n{test}\n```")
+    for test, words in zip(question.hidden, question.feedback, strict=True):
+        parts.append(f"hidden (feedback when it fails: *{words}*):\n\n```python\n{test}\n```")
     return "\n\n".join(parts)
 
 
@@ -150,13 +241,13 @@ def _annotate_instructor(path: Path, chapter: Chapter) -> None:
     nbformat.write(notebook, path)
 
 
-def _assign(chapter: Chapter, work: Path) -> Path:
+def _assign(root: Path, chapter: Chapter, work: Path) -> Path:
     """Run ``otter assign`` on the chapter's master notebook; its output folder."""
     from otter.assign import main as otter_assign
 
     work.mkdir(parents=True, exist_ok=True)
     master = work / f"{chapter.slug}.ipynb"
-    nbformat.write(master_notebook(chapter), master)
+    nbformat.write(master_notebook(chapter, autograder_requirements(root, chapter)), master)
     log = io.StringIO()
     try:
         with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
@@ -193,11 +284,77 @@ def _write_tables(out: Path, chapters: Sequence[Chapter]) -> None:
     (out / "student" / "requirements.txt").write_text("\n".join(STUDENT_REQUIREMENTS) + "\n")
 
 
-def build_kit(root: Path, chapters: Sequence[str] | None, out: Path) -> Path:
+def grading_spec(chapter: Chapter) -> dict:
+    """What ``dadp-book grade`` asks the sandbox for: per question, the names its tests take
+    and the inputs at which they call a function answer (found by running every test on the
+    solution, in this process: the solutions are the kit's own code)."""
+    questions = {}
+    for question in chapter.autograded:
+        tests = [*question.tests, *question.hidden]
+        names = list(dict.fromkeys(n for t in tests for n in test_arguments(t)))
+        env: dict = {}
+        exec(chapter.setup, env)
+        exec(question.code, env)
+        try:
+            probes = discover_probes(env, tests)
+        except Exception as error:
+            raise BuildError(
+                f"course/{chapter.slug}.yml: a test of {question.label} fails on the "
+                f"solution: {type(error).__name__}: {error}"
+            ) from error
+        questions[question.label] = {"names": names, "probes": probes}
+    return {"format": 1, "chapter": chapter.slug, "questions": questions}
+
+
+STUDENT_README = """\
+# Exercises of dadp-book: how to work on them and hand them in
+
+Each notebook here, `<chapter>.ipynb`, holds the exercises of one chapter of the book
+*dadp-book* (privacy and bias of disclosure avoidance systems). You need Python 3.11 or
+newer and nothing else: no repository, no data.
+
+1. **Install** (once), in a terminal, in this folder:
+
+   ```bash
+   python -m pip install -r requirements.txt
+   ```
+
+2. **Open** the notebook of the week: `jupyter lab <chapter>.ipynb`. Run the first cell.
+
+3. **Answer.** Under each autograded question, replace every `...` in the answer cell and
+   run it, then run the `grader.check("...")` cell under it. The check runs the *visible*
+   tests: they check the form of your answer (a number, an array of the right shape, a
+   function that can be called). Passing them does not mean the answer is right: your
+   teacher's grader also runs hidden tests on its value, with the tolerance the question
+   states. Questions graded by hand say what to write and how it is judged; answer them in
+   the Markdown cell below the question.
+
+4. **Before you hand in**: *Kernel > Restart Kernel and Run All Cells*, check that every
+   cell runs, and save. Do not rename the file or delete the locked cells. An answer that
+   runs for a long time (more than a minute) is stopped by the grader and scores 0; the
+   other questions are not affected.
+
+5. **Hand in** the `.ipynb` file as your teacher asks (for example as
+   `<your name>-<chapter>.ipynb`, or in a folder named after you).
+
+Your teacher sends back, for each question, your points and what was wrong, in words.
+"""
+
+
+def build_kit(
+    root: Path,
+    chapters: Sequence[str] | None,
+    out: Path,
+    *,
+    force: bool = False,
+    solutions_pdf: bool = True,
+) -> Path:
     """Write the course kit of ``chapters`` (default: every chapter with exercises) to ``out``.
 
-    The folder is built aside and moved into place when complete; an earlier kit at ``out``
-    is replaced, any other non-empty folder is refused.
+    The folder is built aside and moved into place when complete. An earlier kit at ``out``
+    is replaced only with ``force``; any other non-empty folder is always refused. With
+    ``solutions_pdf``, each instructor notebook is also printed (``instructor/<slug>.pdf``)
+    where Chromium is installed; otherwise a line on stderr says why not.
     """
     slugs = [resolve_chapter(root, c) for c in chapters] if chapters else list_chapters(root)
     loaded = [load_chapter(root, slug) for slug in dict.fromkeys(slugs)]
@@ -206,18 +363,33 @@ def build_kit(root: Path, chapters: Sequence[str] | None, out: Path) -> Path:
         raise BuildError("none of these chapters has exercises: no course kit to build")
     out = Path(out).resolve()
     check_replaceable(out, MANIFEST)
+    if out.is_dir() and (out / MANIFEST).is_file() and not force:
+        raise BuildError(
+            f"{out} already holds a course kit: pass --force to replace it, or choose "
+            "another --out (grading uses the kit: replace it only between terms)"
+        )
     with temp_folder(out.parent, "course") as staging:
         kit = staging / "kit"
-        for part in ("student", "instructor", "autograder"):
+        for part in ("student", "instructor", "autograder", "grading"):
             (kit / part).mkdir(parents=True)
         for chapter in loaded:
-            dist = _assign(chapter, staging / chapter.slug)
+            dist = _assign(root, chapter, staging / chapter.slug)
             shutil.copy(dist / "student" / f"{chapter.slug}.ipynb", kit / "student")
             instructor = kit / "instructor" / f"{chapter.slug}.ipynb"
             shutil.copy(dist / "autograder" / f"{chapter.slug}.ipynb", instructor)
             _annotate_instructor(instructor, chapter)
             (bundle,) = (dist / "autograder").glob("*.zip")
             shutil.copy(bundle, kit / "autograder" / f"{chapter.slug}.zip")
+            spec = json.dumps(grading_spec(chapter), indent=1)
+            (kit / "grading" / f"{chapter.slug}.json").write_text(spec + "\n")
         _write_tables(kit, loaded)
+        (kit / "student" / "README.md").write_text(STUDENT_README)
+        if solutions_pdf:
+            why = solutions_unavailable()
+            if why:
+                print(f"dadp-book: solutions PDF not printed: {why}", file=sys.stderr)
+            else:
+                notebooks = [kit / "instructor" / f"{c.slug}.ipynb" for c in loaded]
+                print_solutions(notebooks, kit / "instructor")
         atomic_replace(kit, out)
     return out

@@ -8,7 +8,11 @@ with the solution marked in otter-grader's syntax (``# SOLUTION`` at the end of 
 cell, worth no points) and hidden tests (only in the autograder bundle; they share the
 points). An exercise the sidecar does not list, or lists with ``manual: N``, is graded by
 hand (N points, default 1). Every test is one function ``def test_...(name, ...)`` whose
-arguments are the student's variables of those names.
+arguments are the student's variables of those names; a hidden test is a mapping with the
+test and ``feedback``, the words a student reads when it fails (never the expected value).
+An autograded question states its ``tolerance`` (a sentence shown under its text). ``text``
+replaces the chapter's exercise text in the kit (where the book's needs the repository);
+``rubric`` says what a student hands in for a manually graded question and how it is judged.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ __all__ = [
 DEFAULT_SETUP = "import math\n\nimport numpy as np"
 _FENCE = re.compile(r"^(?P<fence>`{3,})\{(?P<kind>exercise|solution)\}\s*(?P<arg>\S*)\s*$")
 _OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
-_SIDECAR_KEYS = {"points", "code", "tests", "hidden", "manual"}
+_SIDECAR_KEYS = {"points", "code", "tests", "hidden", "manual", "tolerance", "text", "rubric"}
+_HIDDEN_KEYS = {"test", "feedback"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,9 @@ class Question:
     code: str = ""
     tests: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    feedback: tuple[str, ...] = ()  # one sentence per hidden test, for the student
+    tolerance: str = ""
+    rubric: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,7 @@ class Chapter:
     title: str
     setup: str
     questions: tuple[Question, ...]
+    text: str = ""  # the chapter's MyST source (what a question's references quote)
 
     @property
     def autograded(self) -> tuple[Question, ...]:
@@ -129,6 +138,23 @@ def _check_test(source: str, label: str, where: str) -> str:
     return source
 
 
+def _hidden(items: object, label: str, where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The hidden tests of ``label`` and the feedback sentence of each."""
+    tests, words = [], []
+    for item in items or ():
+        if not isinstance(item, dict) or set(item) != _HIDDEN_KEYS:
+            raise BuildError(
+                f"{where}: each hidden test of {label} is a mapping with the keys 'test' "
+                "and 'feedback' (what a student reads when it fails)"
+            )
+        feedback = str(item["feedback"]).strip()
+        if not feedback:
+            raise BuildError(f"{where}: a hidden test of {label} has empty feedback")
+        tests.append(_check_test(str(item["test"]), label, where))
+        words.append(feedback)
+    return tuple(tests), tuple(words)
+
+
 def _number(value: object, what: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise BuildError(f"{where}: {what} must be a positive number, not {value!r}")
@@ -163,27 +189,41 @@ def load_chapter(root: Path, slug: str) -> Chapter:
         spec = specs.get(label) or {}
         if not isinstance(spec, dict) or not set(spec) <= _SIDECAR_KEYS:
             raise BuildError(f"{side}: {label} takes only the keys {sorted(_SIDECAR_KEYS)}")
-        common = dict(label=label, number=number, text=exercises[label])
+        wording = str(spec.get("text") or exercises[label]).strip()
+        common = dict(label=label, number=number, text=wording)
         common["solution"] = solutions.get(label, "")
         if "code" not in spec:
             points = _number(spec.get("manual", 1), f"{label}: manual", side)
-            questions.append(Question(**common, points=points, manual=True))
+            rubric = str(spec.get("rubric") or "").strip()
+            questions.append(Question(**common, points=points, manual=True, rubric=rubric))
             continue
         code = str(spec["code"]).strip("\n")
         if not solution_lines(code):
             raise BuildError(f"{side}: the code of {label} marks no solution (# SOLUTION)")
-        hidden = tuple(_check_test(t, label, side) for t in spec.get("hidden") or ())
+        hidden, feedback = _hidden(spec.get("hidden"), label, side)
         if not hidden:
             raise BuildError(f"{side}: {label} needs at least one hidden test")
         tests = tuple(_check_test(t, label, side) for t in spec.get("tests") or ())
         if not tests:
             raise BuildError(f"{side}: {label} needs a visible test for the student's check")
         points = _number(spec.get("points"), f"{label}: points", side)
+        tolerance = str(spec.get("tolerance") or "").strip()
+        if not tolerance:
+            raise BuildError(f"{side}: {label} must state its tolerance (the key 'tolerance')")
         questions.append(
-            Question(**common, points=points, manual=False, code=code, tests=tests, hidden=hidden)
+            Question(
+                **common,
+                points=points,
+                manual=False,
+                code=code,
+                tests=tests,
+                hidden=hidden,
+                feedback=feedback,
+                tolerance=tolerance,
+            )
         )
     setup = str(sidecar.get("setup") or DEFAULT_SETUP).strip("\n")
-    return Chapter(slug, chapter_title(root, slug), setup, tuple(questions))
+    return Chapter(slug, chapter_title(root, slug), setup, tuple(questions), text)
 
 
 def solution_lines(code: str) -> list[str]:

@@ -78,6 +78,7 @@ _MAX_DENOMINATOR = 10**6
 #: (1e-9 relative) whose integers fit (both found by scanning, with a margin; tested).
 #: With ``sigma = 2 / epsilon``: epsilon in [2 / SIGMA_MAX, 2 / SIGMA_MIN].
 SIGMA_MIN = 1e-4
+#: Largest noise scale the sampler accepts (see :data:`SIGMA_MIN`).
 SIGMA_MAX = 38_000.0
 _BATCH = 2**17  # proposals per pass: temporaries stay small enough to be reused
 

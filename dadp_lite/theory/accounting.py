@@ -61,6 +61,8 @@ __all__ = [
     "randomized_response_distributions",
 ]
 
+#: Discretisation interval of dp_accounting's privacy loss distributions (its error bound
+#: grows with it).
 VALUE_DISCRETIZATION_INTERVAL = 1e-4
 _MAX_GRID_CELLS = 4_000_000
 

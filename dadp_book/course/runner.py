@@ -1,0 +1,439 @@
+"""Run one submitted notebook inside the grading sandbox and report the values it produced.
+
+This file runs *inside* the sandbox (:mod:`.sandbox`), as a script: it imports nothing of
+``dadp_book``, only the standard library (and numpy and IPython, if installed). The host
+never runs student code and never unpickles anything that comes out of the sandbox: it
+reads this script's one JSON line with :func:`decode`, which builds plain Python and numpy
+values only.
+
+``python runner.py TASK.json`` (the runner) reads the task (the notebook's code cells, each
+with the question it belongs to; the names each question's tests take; the inputs at which
+a function answer is called; the limits), drops to an unprivileged user when started as
+root, and runs the cells one at a time in a *cell server* (``python runner.py --serve``, an
+IPython shell in a child process, with memory, file-size and process limits). A cell
+still running after its time is interrupted; if it does not stop, the cell server and
+every process it started are killed, a new one is started and the cells that had run are
+run again (without the runaway one), so a runaway answer costs its own question only.
+Finally the names of each question are read, and every function answer is called at the
+inputs its tests use, under that question's time limit. Output: one JSON line on stdout,
+``{"cells": [...], "questions": {label: {"values": ..., "calls": ..., "problem": ...}}}``.
+
+The codec (:func:`encode` in the sandbox, :func:`decode` on the host) is tagged JSON:
+numbers keep their type and exact value, arrays their dtype and shape (numeric and bool
+dtypes only), containers their kind; anything else becomes an opaque marker.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+#: Largest encoded value (characters) the runner reports for one name.
+MAX_VALUE_CHARS = 4_000_000
+#: Seconds a cell gets to stop after an interrupt before its cell server is killed.
+INTERRUPT_GRACE = 3.0
+#: Seconds a new cell server gets to start (import IPython).
+START_SECONDS = 60.0
+_MAX_DEPTH = 20
+#: True when the runner runs in a PID namespace of its own (the sandbox): every other
+#: process there but its init is the student's, and may be killed.
+OWN_PID_NAMESPACE = False
+_NUMERIC_KINDS = "biufc"
+
+
+class Opaque:
+    """A value the codec does not carry: its type's name and a short ``repr``."""
+
+    def __init__(self, type_name: str, text: str) -> None:
+        self.type_name, self.text = type_name, text
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name}: {self.text}>"
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """``value`` as tagged JSON (see the module's docstring)."""
+    if depth > _MAX_DEPTH:
+        return {"x": [type(value).__name__, "nested too deeply"]}
+    if value is None or isinstance(value, bool) and type(value) is bool:
+        return value
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray):
+        if value.dtype.kind in _NUMERIC_KINDS and value.dtype.fields is None:
+            data = base64.b64encode(np.ascontiguousarray(value).tobytes()).decode()
+            return {"a": [value.dtype.str, list(value.shape), data]}
+        return {"ao": [encode(v, depth + 1) for v in value.tolist()]}
+    if np is not None and isinstance(value, np.generic):
+        if value.dtype.kind in _NUMERIC_KINDS:
+            return {"ns": [value.dtype.str, encode(value.item(), depth + 1)]}
+    if type(value) is int:
+        return {"i": str(value)}
+    if type(value) is float:
+        return {"f": repr(value)}
+    if type(value) is complex:
+        return {"c": [repr(value.real), repr(value.imag)]}
+    if type(value) is str:
+        return {"s": value}
+    kinds = {list: "l", tuple: "t", set: "set", frozenset: "fs"}
+    if type(value) in kinds:
+        items = sorted(value, key=repr) if type(value) in (set, frozenset) else value
+        return {kinds[type(value)]: [encode(v, depth + 1) for v in items]}
+    if type(value) is dict:
+        return {"d": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    if callable(value):
+        return {"fn": getattr(value, "__name__", type(value).__name__)[:100]}
+    try:
+        text = repr(value)[:200]
+    except Exception:  # a repr that raises
+        text = "?"
+    return {"x": [type(value).__name__[:100], text]}
+
+
+def decode(data: Any, depth: int = 0) -> Any:
+    """The value :func:`encode` described; never calls anything the data names."""
+    if depth > _MAX_DEPTH + 2:
+        raise ValueError("nested too deeply")
+    if data is None or isinstance(data, bool):
+        return data
+    if not isinstance(data, dict) or len(data) != 1:
+        raise ValueError(f"not an encoded value: {str(data)[:80]}")
+    ((tag, body),) = data.items()
+    if tag == "i":
+        return int(str(body)[:5000])
+    if tag == "f":
+        return float(str(body))
+    if tag == "c":
+        return complex(float(body[0]), float(body[1]))
+    if tag == "s":
+        return str(body)
+    if tag in ("l", "t", "set", "fs", "ao"):
+        items = [decode(v, depth + 1) for v in body]
+        kind = {"l": list, "t": tuple, "set": set, "fs": frozenset, "ao": list}[tag]
+        if tag == "ao":
+            import numpy as np
+
+            array = np.empty(len(items), dtype=object)
+            array[:] = items
+            return array
+        return kind(items)
+    if tag == "d":
+        return {decode(k, depth + 1): decode(v, depth + 1) for k, v in body}
+    if tag in ("a", "ns"):
+        import numpy as np
+
+        dtype = np.dtype(str(body[0]))
+        if dtype.kind not in _NUMERIC_KINDS or dtype.fields is not None:
+            raise ValueError(f"dtype {dtype} is not carried")
+        if tag == "ns":
+            return dtype.type(decode(body[1], depth + 1))
+        shape = tuple(int(n) for n in body[1])
+        raw = base64.b64decode(str(body[2]), validate=True)
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    if tag == "fn":
+        return Opaque("function", str(body))
+    if tag == "x":
+        return Opaque(str(body[0]), str(body[1]))
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+def call_key(args: Any) -> str:
+    """The canonical text of an encoded argument list (what a call is looked up by)."""
+    return json.dumps(args, sort_keys=True, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------- cell server
+
+
+class _NoChecks:
+    """Stands for otter's ``grader`` object: the grader never runs a student's checks."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+def _serve(reply_fd: int) -> None:
+    """Run cells and captures sent on stdin; answer each with one JSON line on ``reply_fd``."""
+    reply = os.fdopen(reply_fd, "w", buffering=1)
+    busy = {"now": False}
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if busy["now"]:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.user_ns["__name__"] = "__main__"
+    shell.user_ns["grader"] = _NoChecks()  # otter's cells are not run by the grader
+    send = reply.write
+    dumps, loads = json.dumps, json.loads
+    reply.write(dumps({"ready": True}) + "\n")
+    for line in sys.stdin:
+        request = loads(line)
+        busy["now"] = True
+        try:
+            if request["op"] == "run":
+                result = shell.run_cell(request["code"], store_history=False)
+                error = result.error_before_exec or result.error_in_exec
+                answer = {"error": None}
+                if error is not None:
+                    answer["error"] = [type(error).__name__, str(error)[:300]]
+            else:
+                answer = _capture(shell.user_ns, request)
+        except KeyboardInterrupt:
+            answer = {"error": ["KeyboardInterrupt", ""]}
+        finally:
+            busy["now"] = False
+        send(dumps(answer) + "\n")
+
+
+def _capture(namespace: dict, request: dict) -> dict:
+    """The question's names, encoded; each function called at its probes."""
+    values: dict[str, Any] = {}
+    calls: dict[str, dict[str, Any]] = {}
+    for name in request["names"]:
+        if name not in namespace:
+            continue
+        value = namespace[name]
+        try:
+            encoded = encode(value)
+            text = json.dumps(encoded)
+        except Exception as error:  # an object whose encoding fails
+            encoded = {"x": [type(value).__name__[:100], f"unreadable: {error}"[:200]]}
+            text = ""
+        if len(text) > MAX_VALUE_CHARS:
+            encoded = {"x": [type(value).__name__[:100], "too large to grade"]}
+        values[name] = encoded
+        if callable(value) and name in request["probes"]:
+            calls[name] = {}
+            for args in request["probes"][name]:
+                calls[name][call_key(args)] = _call(value, args)
+    return {"values": values, "calls": calls}
+
+
+def _call(function: Any, args: Any) -> Any:
+    try:
+        positional = [decode(a) for a in args[0]]
+        keywords = {str(k): decode(v) for k, v in args[1].items()}
+        result = function(*positional, **keywords)
+        encoded = encode(result)
+        if len(json.dumps(encoded)) > MAX_VALUE_CHARS:
+            return {"raised": ["ValueError", "the answer is too large to grade"]}
+        return {"value": encoded}
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:
+        return {"raised": [type(error).__name__, str(error)[:300]]}
+
+
+# --------------------------------------------------------------------------- the runner
+
+
+def _drop_privileges(limits: dict, drop: bool = True) -> None:
+    """Set the limits; as root in the sandbox (``drop``), become the unprivileged ``nobody``."""
+    import resource
+
+    for name, value in limits.items():
+        which = getattr(resource, name)
+        resource.setrlimit(which, (int(value), int(value)))
+    if drop and os.getuid() == 0:
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+
+
+def _kill_others() -> None:
+    """Kill every process of this sandbox but this one (its PID namespace's init excepted)."""
+    me = os.getpid()
+    for _ in range(5):
+        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+        if not others:
+            return
+        for pid in others:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.05)
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+
+
+class CellServer:
+    """A ``--serve`` child process and its reply pipe."""
+
+    def __init__(self, memory: int, files: int) -> None:
+        read_fd, write_fd = os.pipe()
+        preexec = _limits_setter(memory, files)
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(write_fd)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(write_fd,),
+            preexec_fn=preexec,
+            text=True,
+        )
+        os.close(write_fd)
+        self._fd = read_fd
+        self._buffer = b""
+        ready = self.receive(START_SECONDS)
+        if not isinstance(ready, dict) or not ready.get("ready"):
+            raise RuntimeError("the cell server did not start")
+
+    def receive(self, seconds: float) -> Any:
+        """The next reply line, or None after ``seconds`` (or if the server died)."""
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(self._fd, 1 << 20)
+            if not chunk:
+                return None
+            self._buffer += chunk
+            if len(self._buffer) > 64 * MAX_VALUE_CHARS:
+                return None
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except ValueError:
+            return None
+
+    def request(self, message: dict, seconds: float) -> tuple[Any, str]:
+        """``(reply, how)``: how is ``ok``, ``interrupted`` or ``killed``."""
+        try:
+            self.process.stdin.write(json.dumps(message) + "\n")
+            self.process.stdin.flush()
+        except (OSError, ValueError):
+            return None, "killed"
+        reply = self.receive(seconds)
+        if reply is not None:
+            return reply, "ok"
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            reply = self.receive(INTERRUPT_GRACE)
+            if reply is not None:
+                return reply, "interrupted"
+        return None, "killed"
+
+    def kill(self) -> None:
+        """Stop the server and everything it started (in the sandbox: every other process)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if OWN_PID_NAMESPACE:
+            _kill_others()
+        self.process.wait()
+        os.close(self._fd)
+
+
+def _limits_setter(memory: int, files: int) -> Any:
+    def set_limits() -> None:
+        import resource
+
+        os.setsid()
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (files, files))
+
+    return set_limits
+
+
+def _run_cells(task: dict) -> tuple[CellServer, list[dict]]:
+    """Run every cell; a runaway or fatal cell is left out of every later replay."""
+    memory, files, limit = task["memory"], task["file_size"], float(task["seconds"])
+    cells = task["cells"]
+    outcomes: list[dict] = [{} for _ in cells]
+    done: list[int] = []
+    server = CellServer(memory, files)
+    for index, cell in enumerate(cells):
+        reply, how = server.request({"op": "run", "code": cell["source"]}, limit)
+        if how == "ok":
+            error = reply.get("error") if isinstance(reply, dict) else None
+            outcomes[index] = {"status": "error" if error else "ok", "error": error}
+            if not error:
+                done.append(index)
+            continue
+        outcomes[index] = {"status": "time limit" if how == "interrupted" else "killed"}
+        if how == "killed":
+            server.kill()
+            server = CellServer(memory, files)
+            for previous in list(done):
+                again, how_again = server.request(
+                    {"op": "run", "code": cells[previous]["source"]}, limit
+                )
+                if how_again != "ok" or (isinstance(again, dict) and again.get("error")):
+                    done.remove(previous)
+                    outcomes[previous] = {"status": "lost on replay"}
+                    if how_again == "killed":
+                        server.kill()
+                        server = CellServer(memory, files)
+    return server, outcomes
+
+
+def run_task(task: dict) -> dict:
+    """Run the task's cells and read its questions' values (see the module's docstring)."""
+    server, cells = _run_cells(task)
+    questions: dict[str, dict] = {}
+    limit = float(task["seconds"])
+    for question in task["questions"]:
+        request = {"op": "capture", "names": question["names"], "probes": question["probes"]}
+        reply, how = server.request(request, limit)
+        entry: dict[str, Any] = {"values": {}, "calls": {}, "problem": None}
+        if how == "ok" and isinstance(reply, dict) and "values" in reply:
+            entry.update(values=reply["values"], calls=reply["calls"])
+        elif how == "ok" and isinstance(reply, dict) and reply.get("error"):
+            entry["problem"] = "your answer could not be read: " + ": ".join(reply["error"])
+        else:
+            entry["problem"] = (
+                f"your answer was still running {limit:g} s after the grader called it"
+            )
+            if how == "killed":
+                server.kill()
+                ran = [c for c, o in zip(task["cells"], cells) if o.get("status") == "ok"]
+                server, _ = _run_cells({**task, "cells": ran})
+        questions[question["label"]] = entry
+    server.kill()
+    import resource
+
+    usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in usage)
+    return {"cells": cells, "questions": questions, "cpu": cpu}
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--serve"]:
+        _serve(int(argv[1]))
+        return
+    global OWN_PID_NAMESPACE
+    with open(argv[0]) as handle:
+        task = json.load(handle)
+    OWN_PID_NAMESPACE = bool(task.get("own_pid_namespace")) and os.getpid() <= 3
+    _drop_privileges(task.get("rlimits", {}), OWN_PID_NAMESPACE)
+    out = os.fdopen(os.dup(1), "w")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    result = run_task(task)
+    out.write(json.dumps(result) + "\n")
+    out.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -17,12 +17,23 @@ What it does, each for the reader of the HTML:
   theme's style sheet already draws the icons from the web font) and the search index
   (124 kB and growing, used only by the search page) from every page's ``<head>``;
   MathJax loads without its 0.4 MB context menu (:func:`light_mathjax`).
+- **Code folded.** Every code cell of a chapter is folded in the HTML, one click away
+  (:func:`_fold_code_cells`; the PDF and the student notebooks keep their code).
+- **Exercises numbered per chapter** (:func:`number_exercises_per_chapter`).
+- **Wide content scrolls, with a cue.** ``dadp-layout.js`` gives a formula or table
+  wider than its column keyboard focus, a name and a shadow at the edge that scrolls, and
+  stacks a prose table of four columns or more into one card per row on a phone.
 - **Figures described.** An image that myst-nb writes without alt text (the HTML would
   carry its file path) gets the first sentence of its figure's caption
   (:func:`describe_images`); a cell's ``mystnb: image: alt:`` metadata still wins.
 - **Theorems and definitions indexed by title.** Each ``prf:`` directive (theorem,
   definition, lemma, ...) gets an entry in the general index under its title, and the
   proof index lists titles by kind instead of raw labels (:class:`TitledProofIndex`).
+- **Previews, citation, data** (each in its own module, set up here): hover and tap
+  previews of glossary terms, references and citations (:mod:`dadp_book.sphinx_tips`,
+  sphinx-tippy with tippy.js served from the book), "How to cite this book" in every
+  page's footer (:mod:`dadp_book.sphinx_cite`), and each chapter's CSV files linked from
+  its page and the Reproducibility page (:mod:`dadp_book.sphinx_data`).
 - **PDF edition.** The single-page builder (``singlehtml``) gets every node visitor
   registered for ``html`` that it lacks: Sphinx looks up a builder's own visitors first
   and falls back to its format's only when it has none, so one extension that registers a
@@ -350,6 +361,64 @@ def _toc_order(env: Any) -> list[str]:
 TitledProofIndex = None  # set by setup() when sphinx-proof is installed
 
 
+# ------------------------------------------------------------------------ folded code
+#: The prompts of a folded code cell.
+FOLD_SHOW, FOLD_HIDE = "Show code", "Hide code"
+
+
+def _fold_code_cells():
+    """A post-transform that folds every code cell of a chapter in the HTML (``html``
+    builder only: the PDF's ``singlehtml`` keeps the code it shows, and the student
+    notebooks are written from the sources). Built lazily: myst-nb is optional."""
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class FoldCodeCells(SphinxPostTransform):
+        default_priority = 198  # before myst-nb's HideInputCells (199) wraps them
+        formats = ("html",)
+
+        def run(self, **kwargs: Any) -> None:
+            if self.app.builder.name != "html" or not self.env.docname.startswith("notebooks/"):
+                return
+            for node in self.document.findall(nodes.container):
+                if node.get("nb_element") != "cell_code" or not node.children:
+                    continue
+                if node.children[0].get("nb_element") != "cell_code_source":
+                    continue
+                mode = node.get("hide_mode")
+                if mode in (None, "", "output"):  # a folded output: input and output
+                    node["hide_mode"] = "input+output" if mode == "output" else "input"
+                if node["hide_mode"] == "input":
+                    node["prompt_show"], node["prompt_hide"] = FOLD_SHOW, FOLD_HIDE
+                elif node["hide_mode"] == "input+output":  # "source", then "output"
+                    node["prompt_show"], node["prompt_hide"] = "Show the {type}", "Hide the {type}"
+
+    return FoldCodeCells
+
+
+def number_exercises_per_chapter(app: Any, env: Any) -> list[str]:
+    """Exercises numbered from 1 in each document ("Exercise 3" of its chapter), in their
+    order, instead of across the whole book; references and solutions follow, as they
+    read the same numbers. Runs after Sphinx has numbered the figures."""
+    for kinds in getattr(env, "toc_fignumbers", {}).values():
+        exercises = kinds.get("exercise")
+        if exercises:
+            ordered = sorted(exercises.items(), key=lambda item: item[1])
+            kinds["exercise"] = {key: (i,) for i, (key, _) in enumerate(ordered, 1)}
+    return []
+
+
+#: The script that makes a box scroll with a visible cue and keyboard focus when its
+#: content (a long formula, a wide table) is wider than the column, and stacks a prose
+#: table of four columns or more into cards on a phone.
+LAYOUT_SCRIPT = "dadp-layout.js"
+
+
+def add_page_scripts(app: Any) -> None:
+    """Every HTML page loads :data:`LAYOUT_SCRIPT` (deferred)."""
+    if getattr(app.builder, "format", None) == "html":
+        app.add_js_file(LAYOUT_SCRIPT, loading_method="defer")
+
+
 # ------------------------------------------------------------------------ PDF edition
 def share_html_visitors(app: Any) -> None:
     """Give an HTML-format builder other than ``html`` the ``html`` visitors it lacks."""
@@ -366,9 +435,14 @@ def setup(app: Any) -> dict:
     """Register the handlers above (:func:`dedupe_scripts` and :func:`drop_unused_assets`
     late, after every extension added its assets)."""
     global TitledProofIndex
+    for extension in ("dadp_book.sphinx_tips", "dadp_book.sphinx_cite", "dadp_book.sphinx_data"):
+        app.setup_extension(extension)
     app.connect("config-inited", light_mathjax)
     app.connect("builder-inited", write_chart_assets)
     app.connect("builder-inited", share_html_visitors)
+    app.connect("builder-inited", add_page_scripts)
+    app.add_post_transform(_fold_code_cells())
+    app.connect("env-get-updated", number_exercises_per_chapter, priority=900)
     app.connect("html-page-context", load_chart_assets)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", drop_unused_assets, priority=900)

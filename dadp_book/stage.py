@@ -11,6 +11,7 @@ the results (their execution times and dates), not of the time of the build.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -21,8 +22,10 @@ import yaml
 from dadp_book.discovery import chapter_path, chapter_title, list_chapters
 from dadp_book.execute import write_if_changed
 from dadp_book.provenance import versions
+from dadp_book.sphinx_cite import BUILD_INFO
 
 __all__ = [
+    "build_info",
     "copy_static",
     "resolve_chapter_links",
     "resolve_notebook_links",
@@ -186,6 +189,14 @@ def status_table(results: Sequence, profile: str, wall: float | None, jobs: int 
     return "\n".join(lines) + "\n"
 
 
+def build_info(results: Sequence, profile: str) -> str:
+    """What the footer's citation states about this build (:mod:`dadp_book.sphinx_cite`):
+    the day its newest result was computed and the profile, as JSON. A function of the
+    results, like :func:`status_table`, so an unchanged book stages the same file."""
+    days = sorted(d[:10] for d in (getattr(r, "executed_at", "") for r in results) if d)
+    return json.dumps({"date": days[-1] if days else "", "profile": profile}, sort_keys=True)
+
+
 def resolve_notebook_links(root: Path, content: bytes, built: Sequence[str]) -> tuple[bytes, list]:
     """An executed notebook (bytes) whose links to chapters left out are text (partial
     builds); returns the new bytes (the same when nothing changed) and the notes."""
@@ -243,6 +254,7 @@ def stage_book(
     content changes are written.
     """
     write_if_changed(stage / "_config.yml", (root / "_config.yml").read_bytes())
+    write_if_changed(stage / BUILD_INFO, build_info([*results, *pages], profile).encode())
     copy_static(root, stage)
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     keep = set(slugs) | {f"{s}.md" for s in slugs}

@@ -20,7 +20,7 @@ The names below are the flat public API that chapters use; every name of
 :mod:`~dadp_lite.mechanisms` is one of them (generated from its ``__all__``).
 """
 
-from dadp_lite import audit, experiments, mechanisms, registry, tables, theory
+from dadp_lite import audit, experiments, mechanisms, registry, tables, theory, words
 from dadp_lite.data import (
     AGE_EDGES,
     ATTRIBUTES,
@@ -106,6 +106,7 @@ __all__ = [
     "simulate",
     "source_info",
     "tables",
+    "words",
     "theory",
     "use_style",
     "write_excerpt",

@@ -12,6 +12,7 @@ import numbers
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "MAX_COUNT",
@@ -61,13 +62,13 @@ def check_epsilon(epsilon: object, name: str = "epsilon") -> float:
 
 def check_epsilons(
     epsilon: object, name: str = "epsilon", *, allow_zero: bool = False
-) -> np.ndarray:
+) -> npt.NDArray[np.float64]:
     """``epsilon`` (a number or an array of them) as a float array, every value finite and
     > 0 (>= 0 with ``allow_zero``). The array keeps the input's shape (0-d for a number)."""
     if isinstance(epsilon, bool | str | bytes):
         raise TypeError(f"{name} must be a real number or an array of them, got {epsilon!r}")
     try:
-        values = np.asarray(epsilon, dtype=float)
+        values: npt.NDArray[np.float64] = np.asarray(epsilon, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(
             f"{name} must be a real number or an array of them, got {epsilon!r}"
@@ -112,7 +113,9 @@ def check_choice(value: object, name: str, choices: Sequence[object]) -> object:
     return value
 
 
-def check_counts(counts: object, name: str = "counts", *, ndim: int | None = None) -> np.ndarray:
+def check_counts(
+    counts: object, name: str = "counts", *, ndim: int | None = None
+) -> npt.NDArray[np.int64]:
     """Return counts as int64 after checking they are finite non-negative integers.
 
     Counts must be at most :data:`MAX_COUNT` (larger values would wrap or lose precision
@@ -158,12 +161,12 @@ def check_qi(qi: object, attributes: Sequence[str], name: str = "qi") -> tuple[s
     return names
 
 
-def check_domain(domain: Sequence[object], name: str) -> tuple:
+def check_domain(domain: Sequence[object], name: str) -> tuple[object, ...]:
     """An attribute's domain as a tuple: non-empty, no value listed twice."""
     values = tuple(domain)
     if not values:
         raise ValueError(f"domain of {name!r} is empty")
-    seen: set = set()
+    seen: set[object] = set()
     for value in values:
         if value in seen:
             raise ValueError(f"domain of {name!r} lists {value!r} twice; list each value once")
@@ -194,10 +197,10 @@ def check_rng(rng: object) -> np.random.Generator:
     return rng
 
 
-def check_grid(values: object, name: str = "t") -> np.ndarray:
+def check_grid(values: object, name: str = "t") -> npt.NDArray[np.float64]:
     """A finite grid of real numbers: 1-d, or 2-d with one row per item, as a float array."""
     try:
-        grid = np.asarray(values, dtype=float)
+        grid: npt.NDArray[np.float64] = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be an array of numbers") from None
     if grid.ndim not in (1, 2) or grid.size == 0 or not np.all(np.isfinite(grid)):

@@ -25,8 +25,11 @@ Each accepts an array of epsilons (and returns an array of the same shape) or a 
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 
+from dadp_lite._types import FloatArray, FloatOrArray
 from dadp_lite._validate import check_epsilons, check_positive_int
 
 __all__ = [
@@ -51,29 +54,41 @@ VARIANTS: tuple[str, ...] = ("per_cell", "noisy_threshold")
 UNITS: tuple[str, ...] = ("cell", "record")
 
 
-def _out(value: np.ndarray) -> float | np.ndarray:
+def _out(value: FloatArray) -> FloatOrArray:
     return float(value) if np.ndim(value) == 0 else value
 
 
-def _finite_noise(value: np.ndarray, epsilon: object) -> np.ndarray:
+def _finite_noise(value: FloatArray, epsilon: object) -> FloatArray:
     if not np.all(np.isfinite(value)):
         raise ValueError(f"epsilon = {epsilon!r} is too small: the noise scale is not finite")
     return value
 
 
-def laplace_scale(epsilon: float | np.ndarray) -> float | np.ndarray:
+@overload
+def laplace_scale(epsilon: float) -> float: ...
+@overload
+def laplace_scale(epsilon: object) -> FloatOrArray: ...
+def laplace_scale(epsilon: object) -> FloatOrArray:
     """The paper's Laplace scale ``b = 2 / epsilon`` (L1 sensitivity 2, replace-one)."""
     eps = check_epsilons(epsilon)
     with np.errstate(divide="ignore", over="ignore"):
         return _out(_finite_noise(2.0 / eps, epsilon))
 
 
-def discrete_gaussian_sigma(epsilon: float | np.ndarray) -> float | np.ndarray:
+@overload
+def discrete_gaussian_sigma(epsilon: float) -> float: ...
+@overload
+def discrete_gaussian_sigma(epsilon: object) -> FloatOrArray: ...
+def discrete_gaussian_sigma(epsilon: object) -> FloatOrArray:
     """The paper's discrete Gaussian scale: ``sigma = 2 / epsilon`` (``sigma^2 = 4/eps^2``)."""
     return laplace_scale(epsilon)
 
 
-def keep_probability(epsilon: float | np.ndarray, n_q: int) -> float | np.ndarray:
+@overload
+def keep_probability(epsilon: float, n_q: int) -> float: ...
+@overload
+def keep_probability(epsilon: object, n_q: int) -> FloatOrArray: ...
+def keep_probability(epsilon: object, n_q: int) -> FloatOrArray:
     """DP swapping's ``gamma = e^eps / (e^eps + n_Q - 1)``, computed as
     ``1 / (1 + (n_Q - 1) e^-eps)`` (no overflow for large epsilon)."""
     eps = check_epsilons(epsilon)
@@ -81,6 +96,10 @@ def keep_probability(epsilon: float | np.ndarray, n_q: int) -> float | np.ndarra
     return _out(1.0 / (1.0 + (n - 1) * np.exp(-eps)))
 
 
-def sampling_probability(epsilon: float | np.ndarray) -> float | np.ndarray:
+@overload
+def sampling_probability(epsilon: float) -> float: ...
+@overload
+def sampling_probability(epsilon: object) -> FloatOrArray: ...
+def sampling_probability(epsilon: object) -> FloatOrArray:
     """DP k-anonymity's ``beta = 1 - exp(-epsilon)``."""
     return _out(-np.expm1(-check_epsilons(epsilon)))

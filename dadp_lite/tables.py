@@ -1,7 +1,10 @@
 """One look for every table a reader is meant to read, like the one figure style.
 
-:func:`show` turns a data frame (or a Series) into a pandas ``Styler``: no index column (a
-meaningful index becomes ordinary columns), numbers rounded as stated in the caption,
+:func:`show` turns a data frame (or a Series) into a pandas ``Styler`` a person would
+print: no index column (a named index becomes ordinary columns, row numbers are dropped),
+headers in words (:data:`HEADERS`, never ``snake_case``; registry and dataset names as
+their labels), numbers to a stated rounding (3 significant digits unless told otherwise;
+a column of whole numbers as integers, never ``540.000``), ``yes``/``no`` for booleans,
 missing values as a dash explained in the caption (never ``NaN``), and the CSS class
 ``dadp-table`` that ``_static/dadp.css`` styles (compact font, headers that wrap, numbers on
 one line, right-aligned). :func:`release_table` lays out a data-release table the way the
@@ -12,16 +15,19 @@ alpha our value (with its bootstrap 95% interval) beside the paper's printed val
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from numbers import Integral, Real
 
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from dadp_lite.data import dataset_label
-from dadp_lite.registry import get
+from dadp_lite.data import dataset_label, is_registered
+from dadp_lite.registry import REGISTRY, get
+from dadp_lite.words import integer as _integer
+from dadp_lite.words import number
 
-__all__ = ["CSS_CLASS", "readable", "release_table", "show"]
+__all__ = ["CSS_CLASS", "HEADERS", "header", "readable", "release_table", "show"]
 
 #: The class every reader table carries (styled by ``_static/dadp.css``).
 CSS_CLASS = "dadp-table"
@@ -29,6 +35,90 @@ CSS_CLASS = "dadp-table"
 MISSING = "\u2014"
 
 Digits = int | str | Mapping[object, int | str]
+
+#: How a reader's table heads the columns of the package's tidy tables (units in
+#: parentheses). A name not listed here is read word by word (:data:`WORDS`).
+HEADERS = {
+    "dataset": "dataset",
+    "mechanism": "mechanism",
+    "epsilon": "\u03b5",
+    "delta": "\u03b4",
+    "delta_exact": "exact \u03b4",
+    "paper_delta": "paper's \u03b4",
+    "printed_delta": "printed \u03b4",
+    "bias_l1": "\u2113\u2081 bias (records)",
+    "bias_l1_exact": "exact \u2113\u2081 bias (records)",
+    "paper_bias_l1": "paper's \u2113\u2081 bias (records)",
+    "l1_bias": "\u2113\u2081 bias (records)",
+    "l1_error": "\u2113\u2081 error (records)",
+    "l1_error_se": "standard error of the \u2113\u2081 error (records)",
+    "alpha": "\u03b1 (records)",
+    "alpha_exact": "exact \u03b1 (records)",
+    "paper_alpha": "paper's \u03b1 (records)",
+    "alpha_se": "standard error of \u03b1 (records)",
+    "n_q": "QI values per group (n<sub>Q</sub>)",
+    "n_cells": "cells",
+    "reps": "releases",
+    "qi": "QI",
+    "k": "k",
+    "x_1": "x<sub>1</sub>",
+    "x_n": "x<sub>n</sub>",
+    "adjacency": "adjacency",
+    "variant": "variant",
+    "unit": "unit",
+}
+#: Words of a column name not in :data:`HEADERS`, read one by one (``max_abs_z`` ->
+#: "largest absolute z").
+WORDS = {
+    "l1": "\u2113\u2081", "alpha": "\u03b1", "epsilon": "\u03b5", "eps": "\u03b5",
+    "delta": "\u03b4", "se": "standard error", "lo": "low", "hi": "high", "abs": "absolute",
+    "max": "largest", "min": "smallest", "var": "variance", "qi": "QI", "dp": "DP",
+    "n": "number of", "pct": "%", "lap": "Laplace", "avg": "average",
+}  # fmt: skip
+#: How a cell names an adjacency (the values of ``dadp_lite.definitions.ADJACENCIES``).
+ADJACENCY_WORDS = {
+    "replace": "replace one record",
+    "add_remove": "add or remove one record",
+    "qi_replace": "change one record's QI",
+}
+_SNAKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+")
+
+
+def header(column: object, name: object = None) -> str:
+    """A column label as a reader's table heads it: :data:`HEADERS`, a mechanism's or a
+    dataset's label for a registry or dataset name, a number without trailing zeros
+    (``0.5``; ``\u03b5 = 0.5`` when the columns are named ``epsilon``), any other
+    ``snake_case`` name word by word (:data:`WORDS`)."""
+    if isinstance(column, tuple):
+        names = name if isinstance(name, list | tuple) else [name] * len(column)
+        return " ".join(h for h in (header(c, n) for c, n in zip(column, names)) if h)
+    if isinstance(column, bool):
+        return "yes" if column else "no"
+    if isinstance(column, Real):
+        shown = number(float(column), 6)
+        return f"{header(name)} = {shown}" if name is not None else shown
+    text = str(column)
+    if text in HEADERS:
+        return HEADERS[text]
+    if text in REGISTRY:
+        return get(text).label
+    if is_registered(text):
+        return dataset_label(text)
+    if _SNAKE.fullmatch(text):
+        return " ".join(WORDS.get(word.lower(), word) for word in text.split("_") if word)
+    return text
+
+
+def _cell_text(value: object) -> object:
+    """Booleans as words, an adjacency as words, other ``snake_case`` words spaced."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        if value in ADJACENCY_WORDS:
+            return ADJACENCY_WORDS[value]
+        if _SNAKE.fullmatch(value):
+            return value.replace("_", " ")
+    return value
 
 
 def _spec(digits: int | str, where: str) -> str:
@@ -57,7 +147,7 @@ def _describe(spec: str) -> str:
 
 
 def _label(column: object) -> str:
-    return " ".join(str(c) for c in column if str(c)) if isinstance(column, tuple) else str(column)
+    return header(column)
 
 
 def _is_missing(value: object) -> bool:
@@ -71,14 +161,26 @@ def _is_missing(value: object) -> bool:
 
 
 def _format_number(spec: str):
+    """A cell formatter for ``spec``: ``.Nf`` decimals, ``.Ng`` (or ``g``: 6) significant
+    digits through :func:`number`, ``int`` for whole numbers; text as it is."""
+    significant = spec.endswith("g") and spec.removeprefix(".").rstrip("g").isdigit()
+    sig = int(spec.removeprefix(".").rstrip("g") or 6) if spec.endswith("g") else 0
+
     def fmt(value: object) -> str:
         if _is_missing(value):
             return MISSING
-        if isinstance(value, bool) or not isinstance(value, Real):
+        if isinstance(value, bool) or type(value).__name__ == "bool_":
+            return "yes" if value else "no"
+        if not isinstance(value, Real):
             return str(value)
-        if isinstance(value, Integral):
-            return str(value)
-        return format(float(value), spec)
+        if isinstance(value, Integral) or spec == "int":
+            return _integer(int(round(float(value))))
+        if significant or spec == "g":
+            return number(float(value), sig)
+        text = format(float(value), spec)
+        if abs(float(value)) >= 10 and re.fullmatch(r"-?\d+\.0+", text):
+            return _integer(round(float(value)))  # 541, not 541.00
+        return text
 
     return fmt
 
@@ -94,8 +196,10 @@ def _numeric(column: pd.Series) -> bool:
 
 
 def _as_frame(frame: pd.DataFrame | pd.Series) -> pd.DataFrame:
-    """The data a table shows: a Series becomes one column; a named or non-default index
-    becomes leading columns; the columns must be unique."""
+    """The data a table shows: a Series becomes one column; a named index becomes leading
+    columns, row numbers (an unnamed integer index, gappy after a filter) are dropped and
+    other unnamed row labels become a first column without a header; the columns must
+    be unique."""
     if isinstance(frame, pd.Series):
         frame = frame.to_frame(name=frame.name if frame.name is not None else "value")
     if not isinstance(frame, pd.DataFrame):
@@ -103,10 +207,15 @@ def _as_frame(frame: pd.DataFrame | pd.Series) -> pd.DataFrame:
     if not frame.columns.is_unique:
         twice = list(frame.columns[frame.columns.duplicated()])
         raise ValueError(f"frame has duplicate columns: {twice}")
-    keeps_index = not isinstance(frame.index, pd.RangeIndex) or any(
-        name is not None for name in frame.index.names
+    named = any(name is not None for name in frame.index.names)
+    numbers = isinstance(frame.index, pd.RangeIndex) or pd.api.types.is_integer_dtype(
+        frame.index.dtype
     )
-    return frame.reset_index() if keeps_index else frame.reset_index(drop=True)
+    if named or not numbers:
+        if not named:
+            frame = frame.rename_axis("")  # row labels: a first column headed by nothing
+        return frame.reset_index()
+    return frame.reset_index(drop=True)
 
 
 def _formats(data: pd.DataFrame, digits: Digits) -> tuple[str, dict]:
@@ -115,15 +224,21 @@ def _formats(data: pd.DataFrame, digits: Digits) -> tuple[str, dict]:
         unknown = [c for c in digits if c not in data.columns]
         if unknown:
             raise ValueError(f"digits names columns not in the frame: {unknown}")
-        default, specs = ".3f", {c: _spec(d, f"digits[{c!r}]") for c, d in digits.items()}
+        default, specs = ".3g", {c: _spec(d, f"digits[{c!r}]") for c, d in digits.items()}
     else:
         default, specs = _spec(digits, "digits"), {}
     floats = [c for c in data.columns if pd.api.types.is_float_dtype(data[c])]
-    return default, {c: specs.get(c, default) for c in floats} | specs
+    used = {c: specs.get(c, default) for c in floats} | specs
+    for column in floats:  # whole numbers (counts, 540.0) are shown as integers
+        values = data[column].dropna().to_numpy(dtype=float)
+        if len(values) and (values == values.round()).all() and abs(values).max() >= 2:
+            used[column] = "int"
+    return default, used
 
 
 def _rounding(used: dict) -> str:
     """The caption's sentence on rounding, e.g. "Numbers to 2 decimals."."""
+    used = {c: s for c, s in used.items() if s != "int"}
     kinds = sorted({_describe(s) for s in used.values()})
     if not used:
         return ""
@@ -137,18 +252,59 @@ def _rounding(used: dict) -> str:
 
 
 def _cells(data: pd.DataFrame, group_by: object | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the values shown, the cells' CSS classes): numbers right-aligned, a group's repeated
-    label blanked and a rule above each new group."""
+    """(the values shown, the cells' CSS classes): datasets and mechanisms by their labels,
+    booleans and names as words (:func:`_cell_text`), numbers right-aligned, a group's
+    repeated label blanked and a rule above each new group."""
     classes = pd.DataFrame("", index=data.index, columns=data.columns)
     for column in data.columns:
         classes[column] = "dadp-num" if _numeric(data[column]) else "dadp-text"
     shown = data.copy()
+    for column in data.columns:
+        if column == "dataset" or (isinstance(column, tuple) and column[-1] == "dataset"):
+            shown[column] = shown[column].map(
+                lambda v: dataset_label(v) if isinstance(v, str) and is_registered(v) else v
+            )
+        elif column == "mechanism" or (isinstance(column, tuple) and column[-1] == "mechanism"):
+            shown[column] = shown[column].map(
+                lambda v: get(v).label if isinstance(v, str) and v in REGISTRY else v
+            )
+        kind = shown[column].dtype
+        types = pd.api.types
+        if types.is_object_dtype(kind) or types.is_string_dtype(kind) or types.is_bool_dtype(kind):
+            shown[column] = shown[column].map(_cell_text).astype(object)
     if group_by is not None:
         starts = shown[group_by].ne(shown[group_by].shift())
         shown[group_by] = shown[group_by].where(starts, "")
         for column in data.columns:
             classes.loc[starts & (shown.index > 0), column] += " dadp-group-start"
     return shown, classes
+
+
+def _headed(data: pd.DataFrame, used: dict, group_by: object | None):
+    """``data`` with the headers a reader reads (:func:`header`), the formats and the
+    grouping column carried over to them."""
+    names = list(data.columns.names)
+    labels: list[object]
+    if isinstance(data.columns, pd.MultiIndex):
+        labels = [
+            tuple(header(part, name) for part, name in zip(column, names))
+            for column in data.columns
+        ]
+    else:
+        labels = [header(column, names[0]) for column in data.columns]
+    if len(set(labels)) != len(labels):
+        twice = sorted({str(x) for x in labels if labels.count(x) > 1})
+        raise ValueError(f"columns read the same once headed for a reader: {twice}")
+    relabel = dict(zip(data.columns, labels))
+    headed = data.copy()
+    headed.columns = (
+        pd.MultiIndex.from_tuples(labels) if isinstance(data.columns, pd.MultiIndex) else labels
+    )
+    return (
+        headed,
+        {relabel[c]: spec for c, spec in used.items()},
+        None if group_by is None else relabel[group_by],
+    )
 
 
 def _footnote(data: pd.DataFrame, missing: str | None) -> str:
@@ -163,7 +319,7 @@ def show(
     frame: pd.DataFrame | pd.Series,
     *,
     caption: str,
-    digits: Digits = 3,
+    digits: Digits = ".3g",
     rounding: str | None = None,
     group_by: object | None = None,
     missing: str | None = None,
@@ -172,12 +328,15 @@ def show(
 
     Parameters
     ----------
-    frame : a data frame (or a Series: one column); a named or non-default index becomes
-        leading columns.
+    frame : a data frame (or a Series: one column); a named index becomes leading columns,
+        row numbers are dropped. Columns are headed by :func:`header`; a ``dataset`` or
+        ``mechanism`` column shows labels, booleans show as yes or no.
     caption : what the table shows and its units (required, non-empty).
-    digits : decimals for every float column (int), a format spec (``".3g"``), or a mapping
-        column -> decimals or spec for some columns (the others get 3 decimals). Integer and
-        text columns are shown as they are.
+    digits : decimals for every float column (int), a format spec (``".3g"``: 3
+        significant digits, through :func:`number`), or a mapping column -> decimals or
+        spec for some columns (the others get 3 significant digits). A float column of
+        whole numbers is shown as integers, as are integer columns; text is shown as it
+        is.
     rounding : the sentence on rounding appended to the caption (default: derived from
         ``digits``, e.g. "Numbers to 2 decimals.").
     group_by : a column whose repeated values are blanked after the first of each run, with
@@ -187,7 +346,8 @@ def show(
         with "— : <missing>." (default "no value for this row").
 
     Raises ``TypeError`` for a non-frame or a bad ``digits`` value, ``ValueError`` for an
-    empty caption, negative decimals or a column that is not in the frame.
+    empty caption, negative decimals, a column that is not in the frame, or two columns
+    whose headers would read the same.
     """
     data = _as_frame(frame)
     if not isinstance(caption, str) or not caption.strip():
@@ -198,6 +358,7 @@ def show(
     rounding = _rounding(used) if rounding is None else rounding
     notes = " ".join(n for n in (rounding, _footnote(data, missing)) if n)
     text = caption.strip() + (" " + notes if notes else "")
+    data, used, group_by = _headed(data, used, group_by)
     shown, classes = _cells(data, group_by)
     uuid = hashlib.sha1((text + "|".join(map(str, data.columns))).encode()).hexdigest()[:10]
     styler = shown.style
@@ -231,13 +392,6 @@ def _interval(table: pd.DataFrame, stat: str, digits: int) -> pd.Series:
         index=table.index,
     )
 
-
-#: How a caption names an adjacency of :data:`dadp_lite.definitions.ADJACENCIES`.
-ADJACENCY_WORDS = {
-    "replace": "replace one record",
-    "add_remove": "add or remove one record",
-    "qi_replace": "change one record's QI",
-}
 
 #: Columns of a :func:`dadp_lite.experiments.compare_with_paper` table that
 #: :func:`release_table` reads.
@@ -317,7 +471,7 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
         "\u03b4 is the exact \u03b4 at the adjacency of each "
         f"proof ({adjacency}). \u2113\u2081 bias and \u03b1 are in records."
     )
-    digits = {
+    digits: dict[object, int | str] = {
         ("", "\u03b5"): "g",
         ("\u03b4", "ours (exact)"): ".4g",
         ("\u03b4", "paper"): ".4g",

@@ -15,9 +15,20 @@ MathJax has typeset and the charts have drawn:
 ``overflow``       at 390 px: the page scrolls sideways, something sticks out of the
                    column, a chart is wider than its box, or content is cut inside a box
 ``alt_text``       an image whose alt text is missing or a file path
-``axe``            an axe-core violation of impact serious or critical (colour contrast on
-                   the pages of ``CONTRAST_PAGES``, in light and dark mode)
+``axe``            an axe-core violation of impact serious or critical, axe's default rule
+                   set with no rule disabled and nothing excluded
 ``console``        a console error or warning, a page error, a failed or external request
+``table``          a table with an index column, a ``snake_case`` or number-format header
+                   (``0.500000``), a column of float-formatted integers (``540.000``),
+                   ``True``/``False``, a sentinel (``9999999``) or a ``|`` in a cell
+``build_words``    in a chapter's prose, captions or exercises (inline code included): an
+                   API or module name (``dl.paper_tables``, ``dadp_lite.swapping``, a public
+                   function of the package), an all-caps parameter or constant name
+                   (``BIAS_REPS``, ``PAPER_QI``), "papermill" or "hidden tests"
+``wide_equation``  at 1,280 px: a display formula wider than its column
+``glossary``       a term of ``book/glossary.md`` used in a main-result box without a link
+                   to its definition in that box
+``citation``       no "How to cite this book" block (BibTeX, plain text, version, date)
 """
 
 from __future__ import annotations
@@ -40,8 +51,12 @@ CHECKS = (
     "alt_text",
     "axe",
     "axe_phone_dark",
-    "contrast",
     "console",
+    "table",
+    "build_words",
+    "wide_equation",
+    "glossary",
+    "citation",
 )
 
 #: The page's content as the reader sees it (after MathJax): outputs, prose, images.
@@ -64,8 +79,47 @@ CONTENT_JS = r"""() => {
   out.prose = clone.textContent.replace(/\s+/g, ' ');
   out.images = [...main.querySelectorAll('img')].map(
     i => ({src: i.getAttribute('src') || '', alt: i.getAttribute('alt')}));
+  // what a student reads: prose, captions, exercises, inline code; no code cells or outputs
+  const reading = main.cloneNode(true);
+  reading.querySelectorAll('.cell_input, .cell_output, pre, script, style, mjx-container, '
+                           + '.dadp-chart, table, .highlight, details.hide')
+    .forEach(e => e.remove());
+  const exercises = [...reading.querySelectorAll('div.exercise, div.solution, details.solution')];
+  out.exercises = exercises.map(e => e.textContent).join(' ').replace(/\s+/g, ' ');
+  exercises.forEach(e => e.remove());
+  out.reading = reading.textContent.replace(/\s+/g, ' ');
+  out.tables = [...main.querySelectorAll('table')].filter(
+    t => !t.closest('.tippy-box') && !t.classList.contains('indextable')).map(t => {
+      const text = c => { const copy = c.cloneNode(true);  // formulas are no cell text
+        copy.querySelectorAll('mjx-container, .math').forEach(m => m.remove());
+        return (copy.textContent || '').trim().replace(/\s+/g, ' '); };
+      const head = [...t.querySelectorAll('thead th')].map(text);
+      const rows = [...t.querySelectorAll('tbody tr')].map(
+        r => [...r.querySelectorAll('td')].map(text));
+      return {caption: t.caption ? text(t.caption).slice(0, 60) : head.join(' | ').slice(0, 60),
+              index: t.querySelectorAll('th.row_heading, th.index_name, th.blank').length,
+              head: head, rows: rows};
+    });
+  out.boxes = [...main.querySelectorAll('div.admonition.main-result')].map(b => ({
+    text: b.textContent.replace(/\s+/g, ' '),
+    links: [...b.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
+  }));
+  const cite = document.querySelector('details.dadp-cite');
+  out.citation = cite ? {
+    bibtex: (cite.querySelector('pre') || {textContent: ''}).textContent,
+    text: cite.textContent.replace(/\s+/g, ' '),
+  } : null;
   return out;
 }"""
+
+#: At 1,280 px: display formulas wider than their column (they would scroll or be cut).
+WIDE_EQUATION_JS = r"""() => [...document.querySelectorAll('main mjx-container[display="true"]')]
+  .filter(c => { const math = c.querySelector('mjx-math') || c;
+                 return math.getBoundingClientRect().width > c.clientWidth + 1; })
+  .map(c => { const box = c.closest('[id]');
+              return `${box ? box.id : 'formula'}: ${Math.round(
+                (c.querySelector('mjx-math') || c).getBoundingClientRect().width)} px in `
+                + `${c.clientWidth} px`; })"""
 
 #: Every chart's tooltips at every combination of its dropdowns (Vega's scenegraph).
 TOOLTIP_JS = r"""async () => {
@@ -219,37 +273,186 @@ def alt_findings(images: list[dict]) -> list[str]:
     return found
 
 
-#: axe leaves out MathJax's typeset formulas (thousands of elements each; their colours are
-#: the text's) and fetches no style sheet itself (``preload``: its CSSOM fetch resolves the
-#: theme's ``@import`` against the wrong folder and logs a 404).
-_AXE_CONTEXT = {"exclude": [["mjx-container"]]}
-#: The rule whose run time grows fastest with a page's length (minutes on the longest
-#: chapter): the crawler runs it on the pages of :data:`CONTRAST_PAGES`, every other rule on
-#: every page.
-CONTRAST = "color-contrast"
-#: Pages that together hold every element the book's styles colour: prose and links, math,
-#: code, reader tables, charts, exercises and solutions, admonitions, the indexes, the
-#: errata table, the search page.
-CONTRAST_PAGES = (
-    "book/intro",
-    "book/errata",
-    "notebooks/13-classification",
-    "notebooks/05-cell-suppression-bias",
-    "genindex",
-    "prf-prf",
-    "search",
+_SNAKE = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)+")
+_FLOAT_HEADER = re.compile(r"-?\d+\.\d*0{3,}")  # 0.500000: a number's repr, not a label
+_FLOAT_INT = re.compile(r"[-\u2212]?[\d,]+\.0+")
+_BIG_FLOAT_INT = re.compile(r"[-\u2212]?[1-9][\d,]*\d\.0{2,}")
+_NUMBER = re.compile(r"[-\u2212]?[\d,]*\.?\d+")
+
+
+def table_findings(tables: list[dict]) -> list[str]:
+    """What a person would not print: see ``table`` in the module docstring."""
+    found = []
+    for table in tables:
+        name = table.get("caption", "")[:50]
+        if table.get("index"):
+            found.append(f"{name}: an index column ({table['index']} cells)")
+        for head in table.get("head", []):
+            if head.lower() in ("index", "unnamed: 0") or _SNAKE.fullmatch(head):
+                found.append(f"{name}: header {head!r}")
+            elif _FLOAT_HEADER.fullmatch(head):
+                found.append(f"{name}: header {head!r} (a number's repr)")
+        rows = table.get("rows", [])
+        width = max((len(r) for r in rows), default=0)
+        for j in range(width):
+            cells = [r[j] for r in rows if j < len(r)]
+            numbers = [c for c in cells if _NUMBER.fullmatch(c)]
+            ints = [c for c in numbers if _FLOAT_INT.fullmatch(c)]
+            big = [c for c in ints if abs(float(c.replace(",", "").replace("\u2212", "-"))) >= 2]
+            if numbers and len(ints) == len(numbers) and big:
+                found.append(f"{name}: column {j + 1} holds integers as floats ({ints[0]})")
+            elif any(_BIG_FLOAT_INT.fullmatch(c) for c in cells):
+                shown = next(c for c in cells if _BIG_FLOAT_INT.fullmatch(c))
+                found.append(f"{name}: column {j + 1}: integer as a float ({shown})")
+            for cell in cells:
+                if cell in ("True", "False"):
+                    found.append(f"{name}: column {j + 1}: {cell}")
+                    break
+                # a separator, not an absolute value such as |z|
+                if "|" in re.sub(r"\|[^|\s][^|]{0,10}\|", "", cell) or re.search(r"9{6,}", cell):
+                    found.append(f"{name}: column {j + 1}: {cell[:50]!r}")
+                    break
+    return found
+
+
+@cache
+def api_names() -> frozenset[str]:
+    """The package's public names that read as code (an underscore in them): functions,
+    constants and mechanism names of ``dadp_lite`` and its subpackages' ``__all__``."""
+    import importlib
+    import pkgutil
+
+    import dadp_lite
+
+    names = set(getattr(dadp_lite, "__all__", ()))
+    for module in pkgutil.iter_modules(dadp_lite.__path__):
+        if module.name.startswith("_"):
+            continue
+        try:
+            names |= set(getattr(importlib.import_module(f"dadp_lite.{module.name}"),
+                                 "__all__", ()))  # fmt: skip
+        except ImportError:
+            continue
+    return frozenset(n for n in names if "_" in n.strip("_"))
+
+
+_MODULE_NAME = re.compile(
+    r"(?<![\w.])(?:dl|dadp_lite|dadp_book|th|ex|errata|summaries|tables|words)"
+    r"\.[A-Za-z_]\w*"
 )
+_CONSTANT = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9](?![\w])")
+_BUILD_WORDS = re.compile(r"\bpapermill\b|\bhidden tests?\b", re.I)
 
 
-def axe_findings(page, *, contrast: bool = False) -> list[str]:
-    """axe-core (shipped by axe-playwright-python, no network) on ``page``: violations of
-    impact serious or critical, one line per rule with the number of elements. Every rule
-    but :data:`CONTRAST`, or (``contrast=True``) that rule alone."""
+def build_word_findings(text: str, exercises: str = "") -> list[str]:
+    """Build vocabulary in what a student reads (see ``build_words`` above): in ``text``
+    (prose and captions) and ``exercises`` (exercises and solutions). A public name of the
+    package counts in the prose only: an exercise may ask for a function of that name."""
+    found = []
+    for where in (text, exercises):
+        found += [_context(where, m) for m in _MODULE_NAME.finditer(where)]
+        found += [_context(where, m) for m in _CONSTANT.finditer(where)]
+        found += [_context(where, m) for m in _BUILD_WORDS.finditer(where)]
+    found += parameter_findings(text) + parameter_findings(exercises)
+    names = api_names()
+    if names:
+        words = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+        found += [_context(text, m) for m in re.finditer(rf"(?<![\w.])({words})(?![\w])", text)]
+    return found
+
+
+def glossary_terms(path: Path | None = None) -> list[list[str]]:
+    """The terms of the glossary page (``book/glossary.md``), one list per entry (a term
+    and its synonyms: the lines that share one definition, and the two names of a term
+    written ``name (symbol)``), read from the source of its ``glossary`` directive. No
+    page, no terms."""
+    path = path or ROOT / "book" / "glossary.md"
+    if not path.is_file():
+        return []
+    entries: list[list[str]] = []
+    inside, fence, current, defined = False, "", [], False
+    for line in path.read_text().splitlines():
+        stripped = line.strip()
+        opening = re.match(r"^(`{3,}|:{3,})\s*\{glossary\}", stripped)
+        if opening:
+            inside, fence, current, defined = True, opening.group(1), [], False
+            continue
+        if not inside:
+            continue
+        if stripped == fence:
+            if current:
+                entries.append(current)
+            inside = False
+            continue
+        if not stripped or stripped.startswith(":"):
+            continue
+        if line[:1].isspace():
+            defined = True
+            continue
+        if defined and current:
+            entries.append(current)
+            current, defined = [], False
+        term = re.sub(r"\s+:\s+\w+$", "", stripped)  # "term : key" (an index key)
+        current.append(term)
+        alias = re.fullmatch(r"(.+?)\s*\((.+)\)", term)  # "epsilon (ε)": both names count
+        if alias:
+            current += [alias.group(1).strip(), alias.group(2).strip()]
+    return entries
+
+
+def glossary_findings(boxes: list[dict], entries: list[list[str]], anchors: dict[str, str]
+                      ) -> list[str]:  # fmt: skip
+    """Terms used in a main-result box without a link to their definition in it.
+
+    ``entries``: :func:`glossary_terms`; ``anchors``: each term (as the glossary page
+    shows it) -> the id of its definition on that page. A term of one letter or symbol
+    (``ε``, ``d``) counts where it stands alone, a longer one case-insensitively as a
+    word (plural allowed)."""
+    found = []
+    for number, box in enumerate(boxes, 1):
+        text, links = box.get("text", ""), box.get("links", [])
+        linked = {href.rsplit("#", 1)[-1] for href in links if "glossary" in href and "#" in href}
+        for entry in entries:
+            ids = {anchors.get(term) for term in entry} - {None}
+            if ids & linked:
+                continue
+            for term in entry:
+                if len(term) <= 2:
+                    pattern = rf"(?<![\w\u0370-\u03ff]){re.escape(term)}(?![\w\u0370-\u03ff])"
+                    flags = 0
+                else:
+                    pattern, flags = rf"\b{re.escape(term)}(s|es)?\b", re.I
+                if re.search(pattern, text, flags):
+                    found.append(f"box {number}: {term!r} without a link to its definition")
+                    break
+    return found
+
+
+def citation_findings(citation: dict | None) -> list[str]:
+    """No citation block, or one without BibTeX, version or date."""
+    if not citation:
+        return ["no 'How to cite this book' block"]
+    problems = []
+    if "@book" not in citation.get("bibtex", ""):
+        problems.append("the citation block has no BibTeX entry")
+    text = citation.get("text", "")
+    if not re.search(r"Version \S+", text) or not re.search(r"built \d{4}-\d{2}-\d{2}", text):
+        problems.append("the citation block states no version or build date")
+    if "Licence" not in text:
+        problems.append("the citation block states no licence")
+    return problems
+
+
+def axe_findings(page) -> list[str]:
+    """axe-core (shipped by axe-playwright-python, no network) on ``page`` with its default
+    rule set, no rule disabled and nothing excluded: violations of impact serious or
+    critical, one line per rule with the number of elements. (``preload`` off: axe's own
+    fetch of the style sheets resolves the theme's ``@import`` against the wrong folder and
+    logs a 404; the browser has applied them already.)"""
     from axe_playwright_python.sync_playwright import Axe
 
-    rules = {"runOnly": [CONTRAST]} if contrast else {"rules": {CONTRAST: {"enabled": False}}}
-    options = {"resultTypes": ["violations"], "preload": False, **rules}
-    result = Axe().run(page, context=_AXE_CONTEXT, options=options)
+    options = {"resultTypes": ["violations"], "preload": False}
+    result = Axe().run(page, options=options)
     found = []
     for violation in result.response["violations"]:
         if violation.get("impact") in ("serious", "critical"):

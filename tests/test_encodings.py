@@ -334,3 +334,17 @@ def test_empty_results_carry_the_columns_the_real_ones_have(small_search):
     assert set(search.columns) <= set(small_search.columns)
     assert set(columns.columns) <= set(en.column_summary(small_search, n_boot=50).columns)
     assert set(reading.columns) <= set(en.paper_reading(small_search).columns)
+
+
+def test_an_encoding_is_read_back_from_its_label_and_said_in_words():
+    from dadp_lite.experiments.encodings import candidate_encodings
+
+    for label, encoding in candidate_encodings().items():
+        assert dl.Encoding.from_label(label) == encoding
+        words = encoding.words
+        assert "|" not in words and "9999999" not in words and "_" not in words
+    assert dl.Encoding().words == (
+        "20-year age groups from 0 to 100; income over 50,000, no income counted as 0; every cell"
+    )
+    with pytest.raises(ValueError, match="no encoding's label"):
+        dl.Encoding.from_label("fixed 0-20 | > 1")

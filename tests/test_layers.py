@@ -20,9 +20,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dadp_lite"
 #: Lowest layer first. A unit is a top-level module or subpackage of dadp_lite (``registry``
 #: is the package of the records: one module per family, the types in ``registry.record``).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("_validate", "resources"),
+    ("_types", "_validate", "resources"),
     ("data", "definitions", "metrics", "paper", "verification"),
-    ("histogram",),
+    ("histogram", "words"),
     ("dataset",),
     ("mechanisms", "theory"),
     ("registry", "simulate"),

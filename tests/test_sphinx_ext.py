@@ -130,3 +130,67 @@ def test_pdf_headings_take_the_pages_titles_not_chromiums_spelling():
         (3, "The data", 2),
         (2, "exactdelta", 3),  # not on the page: Chromium's own title and depth
     ]
+
+
+def test_exercises_are_numbered_per_chapter():
+    env = SimpleNamespace(
+        toc_fignumbers={
+            "notebooks/01": {"exercise": {"ex-a-2": (2,), "ex-a-1": (1,)}, "figure": {"f": (1,)}},
+            "notebooks/12": {"exercise": {"ex-b-1": (47,), "ex-b-2": (48,)}, "figure": {"g": (9,)}},
+        }
+    )
+    assert sphinx_ext.number_exercises_per_chapter(None, env) == []
+    assert env.toc_fignumbers["notebooks/12"]["exercise"] == {"ex-b-1": (1,), "ex-b-2": (2,)}
+    assert env.toc_fignumbers["notebooks/01"]["exercise"] == {"ex-a-1": (1,), "ex-a-2": (2,)}
+    assert env.toc_fignumbers["notebooks/12"]["figure"] == {"g": (9,)}  # figures untouched
+
+
+def test_citation_block_states_version_date_licence_and_a_configured_repository_only():
+    from dadp_book import sphinx_cite
+
+    info = {"title": "T", "author": "A", "year": "2026", "version": "0.2.0", "url": "",
+            "date": "2026-11-27", "profile": "full", "licence": "BSD-3-Clause"}  # fmt: skip
+    block = sphinx_cite.citation_html(info)
+    assert 'class="dadp-cite"' in block and "@book{dadp_book_2026" in block
+    assert "Version 0.2.0, built 2026-11-27 (profile full)" in block
+    assert "Licence: BSD-3-Clause" in block and "href" not in block  # no repository: no link
+    linked = sphinx_cite.citation_html(info | {"url": "https://example.org/book"})
+    assert 'href="https://example.org/book"' in linked and "url     = {https://" in linked
+
+
+def test_chapter_csv_files_are_found_by_slug(tmp_path):
+    from dadp_book import sphinx_data
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in ("07-swapping-bias-sweep-ma2019.csv", "07-swapping-bias-x.txt", "12-data-a.csv"):
+        (folder / name).write_text("a,b\n1,2\n")
+    found = sphinx_data.chapter_files(tmp_path, "notebooks/07-swapping-bias")
+    assert [p.name for p in found] == ["07-swapping-bias-sweep-ma2019.csv"]
+    assert sphinx_data.chapter_files(tmp_path, "book/intro") == []
+
+
+def test_the_citation_names_only_a_repository_the_config_names(tmp_path):
+    from dadp_book import sphinx_cite
+
+    assert sphinx_cite._repository(tmp_path) == ""  # no _config.yml
+    (tmp_path / "_config.yml").write_text("title: T\n")
+    assert sphinx_cite._repository(tmp_path) == ""  # none named (Jupyter Book's own is not)
+    (tmp_path / "_config.yml").write_text("repository:\n  url: https://example.org/book\n")
+    assert sphinx_cite._repository(tmp_path) == "https://example.org/book"
+
+
+def test_a_glossary_terms_preview_holds_the_definition_its_synonyms_share():
+    from dadp_book import sphinx_tips
+
+    body = (
+        '<dl class="simple glossary"><dt id="term-delta">delta</dt><dt id="term-0">δ</dt>'
+        "<dd><p>The chance the guarantee fails.</p></dd>"
+        '<dt id="term-vacuous">vacuous</dt><dd><p>Promises nothing.</p></dd></dl>'
+    )
+    tips = {"term-delta": "<dt>delta</dt>"}
+    env = SimpleNamespace(tippy_data={"pages": {"book/glossary": {"id_to_html": tips}}})
+    sphinx_tips.glossary_tips(SimpleNamespace(env=env), "book/glossary", "", {"body": body}, None)
+    assert "The chance the guarantee fails." in tips["term-delta"]
+    assert "The chance the guarantee fails." in tips["term-0"] and "δ" in tips["term-0"]
+    assert tips["term-vacuous"] == "<dt>vacuous</dt><dd><p>Promises nothing.</p></dd>"

@@ -56,7 +56,7 @@ def test_a_series_is_shown_as_one_column_table():
 def test_show_keeps_a_meaningful_index_as_columns():
     frame = _frame().set_index("epsilon")
     html = tables.show(frame, caption="By epsilon.", digits=1).to_html()
-    assert ">epsilon<" in html and ">0.5<" in html
+    assert ">\u03b5<" in html and ">0.5<" in html  # the header in words
 
 
 def test_show_per_column_digits_and_significant_digits():
@@ -148,3 +148,49 @@ def test_readable_shows_labels_instead_of_names():
     assert frame["dataset"].iloc[0] == "ma2019"  # a copy
     with pytest.raises(TypeError, match="frame"):
         tables.readable([1])
+
+
+def test_row_numbers_are_never_a_column_even_after_a_filter():
+    frame = pd.DataFrame({"k": [2, 3, 4, 5], "bias": [0.5, 0.25, 0.125, 0.0625]})
+    html = tables.show(frame[frame["k"] > 2], caption="Filtered.").to_html()
+    assert ">index<" not in html and ">1<" not in html.split("<tbody>")[1].split("</td>")[0]
+    assert html.count("<tr>") == 4  # header and three rows, no index cells
+    labelled = pd.Series([1.5, 2.5], index=["a", "b"], name="value")
+    assert ">a<" in tables.show(labelled, caption="Labels.").to_html()  # labels stay
+
+
+def test_headers_are_words_with_units_never_snake_case():
+    frame = pd.DataFrame(
+        {"epsilon": [0.5], "bias_l1": [1.0], "max_abs_z": [2.5], "dp_swapping": [1.5]}
+    )
+    html = tables.show(frame, caption="Headers.").to_html()
+    assert ">\u03b5<" in html and ">\u2113\u2081 bias (records)<" in html
+    assert ">largest absolute z<" in html and ">DP swapping<" in html
+    assert not re.search(r">[a-z0-9]+(_[a-z0-9]+)+<", html)
+    wide = pd.DataFrame([[0.1, 0.2]], columns=pd.Index([0.5, 4.0], name="epsilon"))
+    html = tables.show(wide, caption="By epsilon.").to_html()
+    assert ">\u03b5 = 0.5<" in html and ">\u03b5 = 4<" in html and "0.500000" not in html
+    with pytest.raises(ValueError, match="read the same"):
+        tables.show(pd.DataFrame({"bias_l1": [1.0], "l1_bias": [2.0]}), caption="x")
+
+
+def test_whole_numbers_are_integers_booleans_words_datasets_labels():
+    frame = pd.DataFrame(
+        {
+            "dataset": ["ma2019", "national2019"],
+            "count": [540.0, 12750.0],
+            "share": [0.5, 0.25],
+            "holds": [True, False],
+            "adjacency": ["qi_replace", "add_remove"],
+        }
+    )
+    styler = tables.show(frame, caption="Counts.", digits=3)
+    html = styler.to_html()
+    assert ">540<" in html and ">12,750<" in html and "540.000" not in html
+    assert ">yes<" in html and ">no<" in html and "True" not in html
+    assert ">MA<" in html and ">Outlier<" in html and "ma2019" not in html
+    assert ">change one record's QI<" in html and "qi_replace" not in html
+    assert "count" not in styler.caption  # integers need no rounding sentence
+    mixed = pd.DataFrame({"alpha": [1.5, 540.9999999, 2.0]})
+    html = tables.show(mixed, caption="Mixed.", digits=2).to_html()
+    assert ">541<" in html and ">1.50<" in html and ">2.00<" in html  # 541.00 reads 541

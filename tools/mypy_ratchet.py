@@ -1,12 +1,14 @@
 """mypy on dadp_lite, with error counts that may only go down (run by ``make lint``).
 
-Two runs: mypy as configured in pyproject.toml (the registry strict, the rest with the
-default checks), and ``--strict`` on the packages that are to become strict (the theory,
-the mechanisms, the audits; the registry already is). Each run's errors are counted per
+Two runs: mypy as configured in pyproject.toml (the strict units with strict checks, the
+rest with the default ones), and ``--strict`` on the strict units (:data:`STRICT`: the
+registry, the theory, the mechanisms and the audits). Each run's errors are counted per
 unit of dadp_lite (``dadp_lite/theory/...`` -> ``theory``) and compared with the counts
 recorded in ``tools/mypy_counts.json``: a count above its record (a unit not recorded has
 0) fails with the new errors listed; a count below it is reported, so the record is
-lowered in the same commit (``python tools/mypy_ratchet.py --record``).
+lowered in the same commit (``python tools/mypy_ratchet.py --record``). A strict unit
+allows no error in either run, whatever the record says, and ``--record`` refuses to
+write one down for it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from mypy import api
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tools" / "mypy_counts.json"
-#: The packages checked with --strict beside the configured run.
+#: The packages checked with --strict beside the configured run: 0 errors allowed in both.
 STRICT = ("registry", "theory", "mechanisms", "audit")
 _ERROR = re.compile(r"^dadp_lite/(?P<unit>[A-Za-z_]+)[/.].*: error: ")
 
@@ -33,14 +35,28 @@ def count(report: str) -> Counter[str]:
 
 
 def compare(counts: dict[str, Counter[str]], record: dict[str, dict[str, int]]) -> list[str]:
-    """Problems (a count above its record), empty when every count is at most its record."""
+    """Problems (a count above its record, any error in a strict unit), empty when every
+    count is at most its record."""
     problems = []
     for run, found in counts.items():
         for unit, n in sorted(found.items()):
+            if unit in STRICT and n:
+                problems.append(f"{run}: dadp_lite/{unit} has {n} mypy errors, allowed 0 (strict)")
+                continue
             allowed = record.get(run, {}).get(unit, 0)
             if n > allowed:
                 problems.append(f"{run}: dadp_lite/{unit} has {n} mypy errors, recorded {allowed}")
     return problems
+
+
+def strict_errors(counts: dict[str, Counter[str]]) -> list[str]:
+    """Errors found in a strict unit: ``--record`` writes no allowance for them."""
+    return [
+        f"{run}: dadp_lite/{unit} has {n} mypy errors; a strict unit must have none"
+        for run, found in counts.items()
+        for unit, n in sorted(found.items())
+        if unit in STRICT and n
+    ]
 
 
 def lowered(counts: dict[str, Counter[str]], record: dict[str, dict[str, int]]) -> list[str]:
@@ -69,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     counts, reports = run()
     if args.record:
+        refused = strict_errors(counts)
+        if refused:
+            print("\n".join(["not recorded:", *refused]), file=sys.stderr)
+            return 1
         data = {run: dict(sorted(found.items())) for run, found in counts.items()}
         RECORD.write_text(json.dumps(data, indent=2) + "\n")
         print(f"recorded {RECORD.relative_to(ROOT)}")
@@ -86,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                 if (m := _ERROR.match(line)) and m["unit"] in units
             ]
             print(f"--- {name}\n" + "\n".join(shown))  # fmt: skip
-        print("\n".join(["mypy error counts went up:", *problems]), file=sys.stderr)
+        heading = "mypy errors above the record (a strict unit allows none):"
+        print("\n".join([heading, *problems]), file=sys.stderr)
         return 1
     total = {name: sum(found.values()) for name, found in counts.items()}
     print(f"mypy: {total['mypy']} errors ({total['strict']} under --strict in "

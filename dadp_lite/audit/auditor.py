@@ -29,10 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 import pandas as pd
 
+from dadp_lite._types import FloatArray, FloatOrArray
 from dadp_lite._validate import check_positive_int, check_probability
 from dadp_lite.audit.bounds import certified_delta, certified_epsilon, clopper_pearson
 from dadp_lite.audit.events import (
@@ -43,13 +45,17 @@ from dadp_lite.audit.events import (
     select,
     threshold_candidates,
 )
-from dadp_lite.audit.sampling import CHUNK, sample_pair
+from dadp_lite.audit.sampling import CHUNK, Outputs, sample_pair
 from dadp_lite.histogram import Histogram
 from dadp_lite.registry import NeighbourPair
 
 __all__ = ["AuditResult", "CertifiedTest", "audit", "audit_samples", "default_tests"]
 
-Statistic = Callable[[np.ndarray], np.ndarray]
+#: A test on the outputs ``(n, width)``: n numbers (a statistic) or n rows (a view).
+Statistic = Callable[[Outputs], Outputs]
+#: :func:`~dadp_lite.audit.bounds.certified_delta` or
+#: :func:`~dadp_lite.audit.bounds.certified_epsilon`: lower, upper, where -> bound.
+_Certified = Callable[[FloatArray, FloatArray, FloatArray], FloatOrArray]
 #: Largest number of distinct outputs a likelihood-ratio family ranks.
 MAX_OUTCOMES = 50_000
 
@@ -96,32 +102,46 @@ class AuditResult:
         confidence = _check_confidence(confidence)
         return (1.0 - confidence) / (2 * max(len(self.tests), 1))
 
-    def _bounds(self, confidence: float | None) -> tuple[np.ndarray, np.ndarray]:
+    def _bounds(self, confidence: float | None) -> tuple[FloatArray, FloatArray]:
         alpha = self.alpha(confidence)
         pairs = [t.bounds(alpha) for t in self.tests] or [(0.0, 1.0)]
         lower, upper = (np.array(v, dtype=float) for v in zip(*pairs, strict=True))
         return lower, upper
 
-    def _table(self, values: object, confidence, bound) -> tuple[np.ndarray, np.ndarray]:
+    def _table(
+        self, values: object, confidence: float | None, bound: _Certified
+    ) -> tuple[FloatArray, FloatArray]:
         lower, upper = self._bounds(confidence)
-        grid = np.asarray(values, dtype=float)
+        grid: FloatArray = np.asarray(values, dtype=float)
         table = bound(lower[:, None], upper[:, None], grid.ravel()[None, :])
         return np.asarray(table), grid
 
-    def delta_lower(self, epsilon: object, confidence: float | None = None):
+    @overload
+    def delta_lower(self, epsilon: float, confidence: float | None = None) -> float: ...
+    @overload
+    def delta_lower(self, epsilon: object, confidence: float | None = None) -> FloatOrArray: ...
+    def delta_lower(self, epsilon: object, confidence: float | None = None) -> FloatOrArray:
         """Certified lower bound on delta at ``epsilon`` (scalar or array)."""
         table, grid = self._table(epsilon, confidence, certified_delta)
         best = table.max(axis=0).reshape(grid.shape)
         return float(best) if grid.ndim == 0 else best
 
-    def epsilon_lower(self, delta: object, confidence: float | None = None):
+    @overload
+    def epsilon_lower(self, delta: float, confidence: float | None = None) -> float: ...
+    @overload
+    def epsilon_lower(self, delta: object, confidence: float | None = None) -> FloatOrArray: ...
+    def epsilon_lower(self, delta: object, confidence: float | None = None) -> FloatOrArray:
         """Certified lower bound on epsilon at ``delta`` (scalar or array)."""
         table, grid = self._table(delta, confidence, certified_epsilon)
         best = table.max(axis=0).reshape(grid.shape)
         return float(best) if grid.ndim == 0 else best
 
     def best_test(
-        self, *, epsilon: float | None = None, delta: float | None = None, confidence=None
+        self,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        confidence: float | None = None,
     ) -> CertifiedTest | None:
         """The certified event that gives the bound at ``epsilon`` (or at ``delta``)."""
         if (epsilon is None) == (delta is None):
@@ -167,8 +187,11 @@ class AuditResult:
 
 
 # --------------------------------------------------------------- default tests
-def _counts_of(data: object) -> np.ndarray:
-    return np.asarray(data.counts if isinstance(data, Histogram) else data, dtype=float)
+def _counts_of(data: object) -> FloatArray:
+    counts: FloatArray = np.asarray(
+        data.counts if isinstance(data, Histogram) else data, dtype=float
+    )
+    return counts
 
 
 def default_tests(
@@ -196,11 +219,11 @@ def default_tests(
         raise ValueError("x and x_prime are equal: there is nothing to audit")
     terms = [(int(i), float(d[i]), float(mid[i])) for i in changed]
 
-    def shift(o: np.ndarray) -> np.ndarray:
-        return sum(di * (o[:, i] - mi) for i, di, mi in terms)
+    def shift(o: Outputs) -> Outputs:
+        return np.asarray(sum(di * (o[:, i] - mi) for i, di, mi in terms))  # terms: not empty
 
-    def corner(o: np.ndarray) -> np.ndarray:
-        return np.minimum.reduce([di * (o[:, i] - mi) for i, di, mi in terms])
+    def corner(o: Outputs) -> Outputs:
+        return np.asarray(np.minimum.reduce([di * (o[:, i] - mi) for i, di, mi in terms]))
 
     stats: dict[str, Statistic] = {"shift": shift}
     if changed.size >= 2:
@@ -227,8 +250,11 @@ def _targets(epsilons: Sequence[float], deltas: Sequence[float]) -> list[Target]
     return targets
 
 
-def _families(halves, statistics, views) -> tuple[list[Candidates], list[str]]:
-    families, skipped = [], []
+def _families(
+    halves: Sequence[Outputs], statistics: Mapping[str, Statistic], views: Mapping[str, Statistic]
+) -> tuple[list[Candidates], list[str]]:
+    families: list[Candidates] = []
+    skipped: list[str] = []
     for name, statistic in statistics.items():
         parts = [np.asarray(statistic(h), dtype=float).ravel() for h in halves]
         if any(p.size != h.shape[0] for p, h in zip(parts, halves, strict=True)):
@@ -254,7 +280,7 @@ def _check_confidence(confidence: object) -> float:
     return value
 
 
-def _check_outputs(outputs: np.ndarray, name: str) -> np.ndarray:
+def _check_outputs(outputs: Outputs, name: str) -> Outputs:
     """Numeric outputs, one row per trial, every value finite (module docstring)."""
     if outputs.dtype.kind not in "iufb":
         raise TypeError(f"{name} must hold numbers, got dtype {outputs.dtype}")
@@ -310,7 +336,7 @@ def audit_samples(
     # event), so that a rare event seen a few times by luck cannot outscore a frequent one
     n_candidates = 4 * sum(f.a.size for f in families) * len(targets)
     choices = select(families, targets, (1.0 - confidence) / (2 * max(n_candidates, 1)))
-    chosen: dict[tuple, list[str]] = {}
+    chosen: dict[tuple[int, int, bool, bool], list[str]] = {}
     for target, choice in zip(targets, choices, strict=True):
         if choice is not None:
             key = (choice.family, choice.index, choice.complement, choice.favours_x)
@@ -321,7 +347,14 @@ def audit_samples(
     return AuditResult(tests, trials, confidence, labels, tuple(skipped))
 
 
-def _certify(family: Candidates, index, complement, favours_x, n, labels) -> CertifiedTest:
+def _certify(
+    family: Candidates,
+    index: int,
+    complement: bool,
+    favours_x: bool,
+    n: int,
+    labels: Sequence[str],
+) -> CertifiedTest:
     in_x, in_y = family.certify(index)
     if complement:
         in_x, in_y = n - in_x, n - in_y
@@ -379,8 +412,9 @@ def audit(
     if isinstance(x, NeighbourPair):
         if x_prime is not None:
             raise ValueError("give either a NeighbourPair or x and x_prime, not both")
-        settings = {**settings, **x.settings}
-        x, x_prime = x.x, x.x_prime
+        pair = x
+        settings = {**settings, **pair.settings}
+        x, x_prime = pair.x, pair.x_prime
     if x_prime is None:
         raise ValueError("x_prime is missing")
     out_x, out_y = sample_pair(

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import overload
 
 import numpy as np
 from scipy import special
 
+from dadp_lite._types import FloatOrArray
 from dadp_lite._validate import check_positive_int, check_probability
 
 __all__ = [
@@ -32,7 +34,15 @@ __all__ = [
 ]
 
 
-def clopper_pearson(successes: object, trials: object, alpha: float) -> tuple:
+@overload
+def clopper_pearson(successes: float, trials: float, alpha: float) -> tuple[float, float]: ...
+@overload
+def clopper_pearson(
+    successes: object, trials: object, alpha: float
+) -> tuple[FloatOrArray, FloatOrArray]: ...
+def clopper_pearson(
+    successes: object, trials: object, alpha: float
+) -> tuple[FloatOrArray, FloatOrArray]:
     """One-sided Clopper-Pearson bounds ``(lower, upper)`` on a binomial probability.
 
     Each bound holds with probability at least ``1 - alpha`` on its own:
@@ -56,7 +66,11 @@ def clopper_pearson(successes: object, trials: object, alpha: float) -> tuple:
     return lower, upper
 
 
-def certified_delta(p_lower: object, q_upper: object, epsilon: object) -> float | np.ndarray:
+@overload
+def certified_delta(p_lower: float, q_upper: float, epsilon: float) -> float: ...
+@overload
+def certified_delta(p_lower: object, q_upper: object, epsilon: object) -> FloatOrArray: ...
+def certified_delta(p_lower: object, q_upper: object, epsilon: object) -> FloatOrArray:
     """``max(p_lower - e^epsilon q_upper, 0)``: the delta an event certifies at epsilon."""
     p = np.asarray(p_lower, dtype=float)
     q = np.asarray(q_upper, dtype=float)
@@ -66,7 +80,11 @@ def certified_delta(p_lower: object, q_upper: object, epsilon: object) -> float 
     return float(value) if value.ndim == 0 else value
 
 
-def certified_epsilon(p_lower: object, q_upper: object, delta: object) -> float | np.ndarray:
+@overload
+def certified_epsilon(p_lower: float, q_upper: float, delta: float) -> float: ...
+@overload
+def certified_epsilon(p_lower: object, q_upper: object, delta: object) -> FloatOrArray: ...
+def certified_epsilon(p_lower: object, q_upper: object, delta: object) -> FloatOrArray:
     """``max(log((p_lower - delta) / q_upper), 0)``: the epsilon an event certifies at delta
     (``inf`` when ``q_upper`` is 0, which a Clopper-Pearson bound never is)."""
     p = np.asarray(p_lower, dtype=float)
@@ -78,13 +96,17 @@ def certified_epsilon(p_lower: object, q_upper: object, delta: object) -> float 
     return float(value) if value.ndim == 0 else value
 
 
-def _bound_at(p: float, q: float, n: int, alpha: float, epsilon, delta) -> float:
+def _bound_at(
+    p: float, q: float, n: int, alpha: float, epsilon: float | None, delta: float | None
+) -> float:
     """The bound certified when the counts equal their expectations in n trials."""
     lower, _ = clopper_pearson(round(p * n), n, alpha)
     _, upper = clopper_pearson(round(q * n), n, alpha)
     if epsilon is not None:
         return certified_delta(lower, upper, epsilon)
-    return certified_epsilon(lower, upper, delta)
+    if delta is not None:
+        return certified_epsilon(lower, upper, delta)
+    raise ValueError("give exactly one of epsilon and delta")  # trials_to_certify checked
 
 
 def trials_to_certify(

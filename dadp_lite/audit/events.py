@@ -18,14 +18,18 @@ favoured one, by :func:`select`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy import special
 
+from dadp_lite._types import FloatArray, FloatOrArray, IntArray
 from dadp_lite.audit.bounds import certified_delta, certified_epsilon, clopper_pearson
+from dadp_lite.audit.sampling import Outputs
 
 __all__ = [
     "Candidates",
@@ -51,8 +55,8 @@ class Candidates:
     way to describe it."""
 
     family: str
-    a: np.ndarray
-    b: np.ndarray
+    a: IntArray
+    b: IntArray
     n: int
     certify: Callable[[int], tuple[int, int]]
     describe: Callable[[int, bool], str]
@@ -84,14 +88,14 @@ class Choice:
 
 
 # ------------------------------------------------------------------ threshold tests
-def _distinct(sorted_values: np.ndarray) -> np.ndarray:
+def _distinct(sorted_values: FloatArray) -> FloatArray:
     keep = np.empty(sorted_values.size, dtype=bool)
     keep[:1] = True
     np.not_equal(sorted_values[1:], sorted_values[:-1], out=keep[1:])
     return sorted_values[keep]
 
 
-def _thresholds(sx: np.ndarray, sy: np.ndarray, size: int) -> np.ndarray:
+def _thresholds(sx: FloatArray, sy: FloatArray, size: int) -> FloatArray:
     """Thresholds from the sorted selection values: midpoints between the values of a
     few-valued statistic; otherwise order statistics of each side at evenly spaced ranks
     and, denser in both tails, at log-spaced ranks, plus just below each side's minimum."""
@@ -101,7 +105,8 @@ def _thresholds(sx: np.ndarray, sy: np.ndarray, size: int) -> np.ndarray:
     if values.size <= size:
         values = np.union1d(_distinct(sx), _distinct(sy))
     if values.size <= size:
-        return (values[1:] + values[:-1]) / 2
+        midpoints: FloatArray = (values[1:] + values[:-1]) / 2
+        return midpoints
     grid = []
     for side in (sx, sy):
         tail = np.geomspace(1, side.size / 2, size // 4).round().astype(int) - 1
@@ -111,7 +116,7 @@ def _thresholds(sx: np.ndarray, sy: np.ndarray, size: int) -> np.ndarray:
     return np.unique(np.concatenate(grid + [lows]))
 
 
-def threshold_candidates(name: str, parts: Sequence[np.ndarray], size: int = 256) -> Candidates:
+def threshold_candidates(name: str, parts: Sequence[FloatArray], size: int = 256) -> Candidates:
     """Events ``{T > t}`` of the statistic named ``name``; ``parts`` are its values on the
     selection and certification halves under D and D' (in that order)."""
     sel_x, sel_y, cert_x, cert_y = parts
@@ -130,12 +135,18 @@ def threshold_candidates(name: str, parts: Sequence[np.ndarray], size: int = 256
 
 
 # ------------------------------------------------------------- likelihood ratio tests
-def _hash(keys: Sequence[np.ndarray]) -> tuple[list[np.ndarray], int]:
+#: Per part (the four halves of an audit), one integer code per row.
+Codes: TypeAlias = list[IntArray]
+
+
+def _hash(keys: Sequence[IntArray]) -> tuple[Codes, int]:
     ids, uniques = pd.factorize(np.concatenate(keys))
     return np.split(ids.astype(np.int64), np.cumsum([k.size for k in keys])[:-1]), len(uniques)
 
 
-def _combine(keys, cardinality: int, codes, size: int):
+def _combine(
+    keys: Codes | None, cardinality: int, codes: Sequence[IntArray], size: int
+) -> tuple[Codes, int]:
     """Mixed-radix ``key * size + code``, compressing the keys first if it would overflow."""
     if keys is None:
         return list(codes), size
@@ -144,9 +155,12 @@ def _combine(keys, cardinality: int, codes, size: int):
     return [k * size + c for k, c in zip(keys, codes, strict=True)], cardinality * size
 
 
-def _integer_blocks(parts, low, spans):
+def _integer_blocks(
+    parts: Sequence[IntArray], low: IntArray, spans: IntArray
+) -> Iterator[tuple[Codes, int]]:
     """Codes of integer-valued columns, several columns per block (one matrix product)."""
-    block, product = [], 1
+    block: list[int] = []
+    product = 1
     for j, span in enumerate(int(v) for v in spans):
         if block and product * span >= 2**62:
             yield _block_codes(parts, low, spans, block), product
@@ -157,12 +171,14 @@ def _integer_blocks(parts, low, spans):
         yield _block_codes(parts, low, spans, block), product
 
 
-def _block_codes(parts, low, spans, block):
+def _block_codes(
+    parts: Sequence[IntArray], low: IntArray, spans: IntArray, block: list[int]
+) -> Codes:
     radix = np.cumprod(np.concatenate([[1], spans[block][:0:-1]]))[::-1].astype(np.int64)
     return [(part[:, block] - low[block]) @ radix for part in parts]
 
 
-def factorize_rows(parts: Sequence[np.ndarray]) -> tuple[list[np.ndarray], int]:
+def factorize_rows(parts: Sequence[Outputs]) -> tuple[Codes, int]:
     """Common integer ids of the rows of several 2-d arrays (equal rows, equal ids) and
     their number.
 
@@ -177,7 +193,8 @@ def factorize_rows(parts: Sequence[np.ndarray]) -> tuple[list[np.ndarray], int]:
     varying = np.flatnonzero(high > low)
     parts = [part[:, varying] for part in parts]
     low, high = low[varying], high[varying]
-    keys, cardinality = None, 1
+    keys: Codes | None = None
+    cardinality = 1
     small = np.all(high.astype(float) - low.astype(float) < 2**31)  # offsets fit a digit
     if small and all(p.dtype.kind in "iub" or np.array_equal(p, np.floor(p)) for p in parts):
         parts = [part.astype(np.int64) for part in parts]
@@ -194,7 +211,7 @@ def factorize_rows(parts: Sequence[np.ndarray]) -> tuple[list[np.ndarray], int]:
     return _hash(keys)
 
 
-def row_ids(parts: Sequence[np.ndarray], max_outcomes: int) -> list[np.ndarray] | None:
+def row_ids(parts: Sequence[Outputs], max_outcomes: int) -> Codes | None:
     """Common integer ids of the rows of all ``parts``, or None when the view takes too
     many distinct values to rank (judged first on a probe of each selection half)."""
     probe = [parts[0][:_PROBE], parts[1][:_PROBE]]
@@ -204,7 +221,9 @@ def row_ids(parts: Sequence[np.ndarray], max_outcomes: int) -> list[np.ndarray] 
     return None if count > max_outcomes else ids
 
 
-def ratio_candidates(name: str, ids: Sequence[np.ndarray], max_events: int = _MAX_EVENTS):
+def ratio_candidates(
+    name: str, ids: Sequence[IntArray], max_events: int = _MAX_EVENTS
+) -> Candidates:
     """Top-j sets of the outputs of view ``name``, ranked by the smoothed ratio of their
     frequencies under D and D' (``ids`` as from :func:`row_ids`).
 
@@ -223,9 +242,10 @@ def ratio_candidates(name: str, ids: Sequence[np.ndarray], max_events: int = _MA
     rank_of[ranked] = np.arange(ranked.size)
     sizes = np.unique(np.geomspace(1, ranked.size, max_events).round().astype(int)) - 1
 
-    def count(values: np.ndarray) -> np.ndarray:
+    def count(values: IntArray) -> IntArray:
         per_rank = np.bincount(rank_of[values], minlength=ranked.size + 1)[: ranked.size]
-        return np.cumsum(per_rank)[sizes]
+        counts: IntArray = np.cumsum(per_rank)[sizes]
+        return counts
 
     score_x, score_y = sel_x[half : 2 * half], sel_y[half : 2 * half]
 
@@ -250,15 +270,23 @@ _SHORTLIST = 16
 _TIE = 1e-12
 
 
-def _wilson(k: np.ndarray, n: int, z: float) -> tuple[np.ndarray, np.ndarray]:
+#: One-sided bounds ``(lower, upper)`` on binomial probabilities from counts out of ``n``.
+Bounds: TypeAlias = Callable[[IntArray, int], tuple[FloatOrArray, FloatOrArray]]
+#: Per candidate, the four options' lower bound on the favoured side and upper on the other.
+Screen: TypeAlias = tuple[FloatArray, FloatArray]
+
+
+def _wilson(k: npt.ArrayLike, n: int, z: float) -> tuple[FloatArray, FloatArray]:
     """Wilson score bounds: a fast stand-in for Clopper-Pearson, used only to screen."""
     k = np.asarray(k, dtype=float)
     centre = (k + z * z / 2) / (n + z * z)
     half = z * np.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    lower: FloatArray = np.clip(centre - half, 0.0, 1.0)
+    upper: FloatArray = np.clip(centre + half, 0.0, 1.0)
+    return lower, upper
 
 
-def _options(a: np.ndarray, b: np.ndarray, n: int, bounds) -> tuple[np.ndarray, np.ndarray]:
+def _options(a: IntArray, b: IntArray, n: int, bounds: Bounds) -> Screen:
     """Lower bound on the favoured side and upper bound on the other, shape (4, J), for
     (event, D), (event, D'), (complement, D), (complement, D'). The complement's bounds
     follow from the event's: lower(n - k) = 1 - upper(k)."""
@@ -269,13 +297,15 @@ def _options(a: np.ndarray, b: np.ndarray, n: int, bounds) -> tuple[np.ndarray, 
     return favoured, other
 
 
-def _score(favoured: np.ndarray, other: np.ndarray, target: Target) -> np.ndarray:
+def _score(favoured: FloatArray, other: FloatArray, target: Target) -> FloatArray:
     if target.epsilon is not None:
         return np.asarray(certified_delta(favoured, other, target.epsilon))
     return np.asarray(certified_epsilon(favoured, other, target.delta))
 
 
-def _best_in_family(c: Candidates, target: Target, alpha: float, screen) -> tuple[float, int, int]:
+def _best_in_family(
+    c: Candidates, target: Target, alpha: float, screen: Screen
+) -> tuple[float, int, int]:
     """Best (score, option, index) of one family: Wilson screen, then exact bounds."""
     scores = _score(*screen, target)
     top = np.argsort(-scores, axis=None, kind="stable")[:_SHORTLIST]  # ties: option order

@@ -23,8 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
+from dadp_lite._types import FloatArray
 from dadp_lite._validate import check_epsilon, check_positive, check_positive_int, check_rng
+from dadp_lite.audit.sampling import Outputs
 
 __all__ = [
     "STUDENT_PAIR",
@@ -37,14 +40,15 @@ __all__ = [
     "thresholded_counts",
 ]
 
-Release = Callable[[np.ndarray, np.random.Generator, int], np.ndarray]
+#: ``release(counts, rng, reps)``: ``reps`` released histograms, one row each.
+Release = Callable[[object, np.random.Generator, int], FloatArray]
 
 #: The neighbouring pair the teaching audits run on: one record moves from cell 2 to cell 3
 #: (replace-one adjacency), which also moves the median of the counts from 3 to 2.
 STUDENT_PAIR: tuple[tuple[int, ...], tuple[int, ...]] = ((5, 3, 1), (5, 2, 2))
 
 
-def _inputs(counts: object, rng: object, reps: object) -> tuple[np.ndarray, int]:
+def _inputs(counts: object, rng: object, reps: object) -> tuple[FloatArray, int]:
     check_rng(rng)
     counts = np.asarray(counts, dtype=float)
     if counts.ndim != 1 or counts.size == 0:
@@ -54,7 +58,7 @@ def _inputs(counts: object, rng: object, reps: object) -> tuple[np.ndarray, int]
 
 def laplace_counts(
     counts: object, rng: np.random.Generator, reps: int, *, scale: float
-) -> np.ndarray:
+) -> FloatArray:
     """Counts plus independent Laplace(``scale``) noise in every cell."""
     counts, reps = _inputs(counts, rng, reps)
     scale = check_positive(scale, "scale")
@@ -68,7 +72,7 @@ def thresholded_counts(
     *,
     scale: float,
     threshold: float | None,
-) -> np.ndarray:
+) -> FloatArray:
     """Laplace(``scale``) counts, with noisy values below ``threshold`` released as 0.
 
     ``threshold=None`` takes the median of the *true* counts: the bug, since the released
@@ -82,18 +86,19 @@ def thresholded_counts(
 
 def shared_noise_counts(
     counts: object, rng: np.random.Generator, reps: int, *, scale: float
-) -> np.ndarray:
+) -> FloatArray:
     """Counts plus *one* Laplace(``scale``) draw per release, added to every cell (the bug)."""
     counts, reps = _inputs(counts, rng, reps)
     scale = check_positive(scale, "scale")
     return counts + rng.laplace(0.0, scale, size=(reps, 1))
 
 
-def smallest_value_shown(outputs: np.ndarray) -> np.ndarray:
+def smallest_value_shown(outputs: Outputs) -> FloatArray:
     """Per output, the smallest released value above 0 (``inf`` if none): the statistic that
     sees a threshold taken from the data."""
     outputs = np.asarray(outputs, dtype=float)
-    return np.where(outputs > 0, outputs, np.inf).min(axis=1)
+    smallest: FloatArray = np.where(outputs > 0, outputs, np.inf).min(axis=1)
+    return smallest
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,7 @@ class TeachingCase:
     bug: str
     correct: Release
     buggy: Release
-    statistics: dict[str, Callable[[np.ndarray], np.ndarray]] | None = field(default=None)
+    statistics: dict[str, Callable[[Outputs], FloatArray]] | None = field(default=None)
 
 
 def teaching_cases(epsilon: float, threshold: float = 3.0) -> list[TeachingCase]:
@@ -124,9 +129,10 @@ def teaching_cases(epsilon: float, threshold: float = 3.0) -> list[TeachingCase]
     ]
 
 
-def _laplace_cdf(t: np.ndarray, scale: float) -> np.ndarray:
+def _laplace_cdf(t: npt.ArrayLike, scale: float) -> FloatArray:
     t = np.asarray(t, dtype=float)
-    return np.where(t < 0, 0.5 * np.exp(t / scale), 1 - 0.5 * np.exp(-t / scale))
+    cdf: FloatArray = np.where(t < 0, 0.5 * np.exp(t / scale), 1 - 0.5 * np.exp(-t / scale))
+    return cdf
 
 
 def bug_leaks(epsilon: float) -> dict[str, float]:

@@ -10,6 +10,7 @@ neighbouring pairs at one epsilon, as an auditor without the theory would.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -27,18 +28,43 @@ __all__ = ["audit_profile", "exact_curves", "refutations", "search_pairs"]
 PURE = 1e-12
 
 
-def _settings(entry: Mechanism, pair: NeighbourPair, settings, epsilon) -> dict:
+def _settings(
+    entry: Mechanism, pair: NeighbourPair, settings: Mapping[str, object], epsilon: float | None
+) -> dict[str, object]:
     return entry.bind({**settings, **pair.settings}, epsilon=epsilon)
 
 
-def _bounds(result: AuditResult, epsilon: float, confidences: Mapping[str, float]) -> dict:
+# A settings bag holds values of any type (the record checks them); where one of them fills
+# a typed keyword of a record's method, it is passed as that keyword, with the type the
+# method declares.
+def _neighbour_pair(
+    entry: Mechanism, universe: Histogram, settings: Mapping[str, object]
+) -> NeighbourPair:
+    """``entry.neighbour_pair(universe, **settings)``."""
+    rest = dict(settings)
+    epsilon = cast("float | None", rest.pop("epsilon", None))
+    return entry.neighbour_pair(universe, epsilon=epsilon, **rest)
+
+
+def _delta(
+    entry: Mechanism, universe: Histogram, epsilon: float, settings: Mapping[str, object]
+) -> float:
+    """``entry.delta(universe, epsilon=epsilon, **settings)``."""
+    rest = dict(settings)
+    adjacency = cast("str | None", rest.pop("adjacency", None))
+    return entry.delta(universe, epsilon=epsilon, adjacency=adjacency, **rest)
+
+
+def _bounds(
+    result: AuditResult, epsilon: float, confidences: Mapping[str, float]
+) -> dict[str, object]:
     """Per confidence level ``name``: the bounds and the one event behind the delta bound.
 
     The event that certifies the largest delta depends on the confidence (the bounds of
     events with different counts cross), so the event, its counts and the plug-in estimate
     are reported per level, each from the same event as that level's ``delta_lower``.
     """
-    row = {}
+    row: dict[str, object] = {}
     for name, confidence in confidences.items():
         row[f"delta_lower_{name}"] = result.delta_lower(epsilon, confidence)
         row[f"epsilon_lower_{name}"] = result.epsilon_lower(0.0, confidence)
@@ -53,11 +79,17 @@ def _bounds(result: AuditResult, epsilon: float, confidences: Mapping[str, float
     return row
 
 
-def _exact_row(entry: Mechanism, universe, pair, settings, epsilon) -> dict:
+def _exact_row(
+    entry: Mechanism,
+    universe: Histogram,
+    pair: NeighbourPair,
+    settings: Mapping[str, object],
+    epsilon: float,
+) -> dict[str, object]:
     merged = {**settings, **pair.settings}
     pair_exact = float(entry.delta_of_pair(pair, epsilon=epsilon, **settings))
-    row = {
-        "exact": entry.delta(universe, epsilon=epsilon, **merged),
+    row: dict[str, object] = {
+        "exact": _delta(entry, universe, epsilon, merged),
         "pair_exact": pair_exact,
         "printed": entry.printed(universe, epsilon=epsilon, **merged),
         "reading": entry.reading(universe, epsilon=epsilon, **merged),
@@ -69,7 +101,7 @@ def _exact_row(entry: Mechanism, universe, pair, settings, epsilon) -> dict:
     return row
 
 
-def _pair_columns(entry: Mechanism, pair: NeighbourPair) -> dict:
+def _pair_columns(entry: Mechanism, pair: NeighbourPair) -> dict[str, object]:
     return {
         "mechanism": entry.name,
         "pair": pair.describe(),
@@ -107,9 +139,9 @@ def audit_profile(
     grid = [float(e) for e in np.atleast_1d(check_epsilons(epsilons))]
     trials = check_positive_int(trials, "trials")
     settings = dict(settings)
-    rows: list[dict] = []
+    rows: list[dict[str, object]] = []
     if not entry.private:
-        pair = entry.neighbour_pair(universe, **settings)
+        pair = _neighbour_pair(entry, universe, settings)
         result = audit(
             entry, pair, settings=_settings(entry, pair, settings, None), epsilons=grid,
             deltas=[0.0], trials=trials, seed=np.random.SeedSequence([seed, entry.seed_key, 0]),
@@ -156,12 +188,13 @@ def search_pairs(
     worst = entry.neighbour_pair(universe, epsilon=epsilon if entry.private else None, **settings)
     merged = {**settings, **worst.settings}
     rng = np.random.default_rng([seed, entry.seed_key])
-    minimum = int(np.ceil(merged.get("k", 0))) if "k" in entry.select(merged) else 0
+    k = cast(float, merged.get("k", 0))  # a number where the record takes a k (it checks)
+    minimum = int(np.ceil(k)) if "k" in entry.select(merged) else 0
     others = random_neighbour_pairs(
         universe, worst.adjacency, n_pairs=n_pairs, rng=rng,
-        qi=merged.get("qi"), min_records=minimum,
+        qi=cast("Sequence[str] | None", merged.get("qi")), min_records=minimum,
     )  # fmt: skip
-    exact = entry.delta(universe, epsilon=epsilon, **merged)
+    exact = _delta(entry, universe, epsilon, merged)
     rows = []
     for j, pair in enumerate([worst, *others]):
         pair = NeighbourPair(pair.x, pair.x_prime, pair.adjacency, worst.settings, pair.reason)

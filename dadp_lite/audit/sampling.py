@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from dadp_lite._validate import check_counts, check_positive_int, check_seed
 from dadp_lite.dataset import Dataset
@@ -30,9 +32,18 @@ __all__ = ["CHUNK", "as_sampler", "sample_pair"]
 
 #: Trials drawn per call of the mechanism (bounds memory; results do not depend on n_jobs).
 CHUNK = 65_536
+#: A mechanism's outputs, one row per trial, in whatever numeric dtype the mechanism
+#: returns (integers, floats or booleans; the auditor checks them), hence no fixed dtype.
+Outputs: TypeAlias = npt.NDArray[Any]
 
 
-def _takes_reps(function: Callable) -> bool:
+class Sampler(Protocol):
+    """``draw(data, rng=, reps=)``: ``reps`` outputs on ``data``, first axis the trials."""
+
+    def __call__(self, data: object, /, *, rng: np.random.Generator, reps: int) -> Outputs: ...
+
+
+def _takes_reps(function: Callable[..., object]) -> bool:
     try:
         parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):  # builtins without a signature: assume one output
@@ -40,10 +51,10 @@ def _takes_reps(function: Callable) -> bool:
     return "reps" in parameters
 
 
-def _registry_sampler(entry: Mechanism, settings: Mapping[str, object]):
+def _registry_sampler(entry: Mechanism, settings: Mapping[str, object]) -> Sampler:
     values = entry.bind(settings, strict=True)
 
-    def draw(histogram: object, *, rng: np.random.Generator, reps: int) -> np.ndarray:
+    def draw(histogram: object, *, rng: np.random.Generator, reps: int) -> Outputs:
         if not isinstance(histogram, Histogram):
             kind = type(histogram).__name__
             raise TypeError(f"a registered mechanism audits Histogram inputs, got {kind}")
@@ -53,7 +64,7 @@ def _registry_sampler(entry: Mechanism, settings: Mapping[str, object]):
     return draw
 
 
-def _numeric(value: object, what: str) -> np.ndarray:
+def _numeric(value: object, what: str) -> Outputs:
     """A release's output as a numeric array, or a ValueError saying what it was."""
     array = np.asarray(value) if not isinstance(value, str | bytes | dict) else None
     if array is None or array.dtype.kind not in "iufb":
@@ -65,15 +76,15 @@ def _numeric(value: object, what: str) -> np.ndarray:
     return array
 
 
-def _function_sampler(release: Callable, settings: Mapping[str, object]):
+def _function_sampler(release: Callable[..., object], settings: Mapping[str, object]) -> Sampler:
     if _takes_reps(release):
 
-        def draw(counts, *, rng, reps):
+        def draw(counts: object, *, rng: np.random.Generator, reps: int) -> Outputs:
             return _numeric(release(counts, rng, reps=reps, **settings), f"{reps} trials")
 
     else:
 
-        def draw(counts, *, rng, reps):
+        def draw(counts: object, *, rng: np.random.Generator, reps: int) -> Outputs:
             outputs = [_numeric(release(counts, rng, **settings), "one trial")]
             for call in range(1, reps):
                 outputs.append(_numeric(release(counts, rng, **settings), "one trial"))
@@ -87,7 +98,7 @@ def _function_sampler(release: Callable, settings: Mapping[str, object]):
     return draw
 
 
-def as_sampler(release: object, settings: Mapping[str, object] | None = None):
+def as_sampler(release: object, settings: Mapping[str, object] | None = None) -> Sampler:
     """A function ``draw(data, rng=, reps=)`` for a registered mechanism or a user function;
     ``settings`` are its parameters (``epsilon``, ``k``, ...)."""
     settings = dict(settings or {})
@@ -111,7 +122,7 @@ def _input(data: object, name: str, registered: bool) -> object:
     return check_counts(data, name, ndim=1)
 
 
-def _as_rows(out: np.ndarray, trials: int) -> np.ndarray:
+def _as_rows(out: npt.ArrayLike, trials: int) -> Outputs:
     out = np.asarray(out)
     if out.shape[:1] != (trials,):
         raise ValueError(f"the mechanism returned shape {out.shape}, expected {trials} trials")
@@ -127,7 +138,7 @@ def sample_pair(
     seed: int | np.random.SeedSequence,
     settings: Mapping[str, object] | None = None,
     chunk_size: int = CHUNK,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[Outputs, Outputs]:
     """``trials`` outputs on ``x`` and on ``x_prime``, each of shape ``(trials, width)``
     (outputs flattened to one row per trial)."""
     trials = check_positive_int(trials, "trials")

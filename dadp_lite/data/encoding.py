@@ -141,6 +141,56 @@ class Encoding:
         income = f"{self.income_rule} {self.income_threshold:g}, {none}"
         return f"{age} | {income} | {self.universe}"
 
+    @classmethod
+    def from_label(cls, label: str) -> Encoding:
+        """The encoding whose :attr:`label` is ``label`` (ValueError for any other text)."""
+        if not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {type(label).__name__}")
+        parts = label.split(" | ")
+        income = parts[1].split(", N = ") if len(parts) == 3 else []
+        age = parts[0].split(" ", 1) if parts else []
+        if len(parts) != 3 or len(income) != 2 or len(age) != 2:
+            raise ValueError(f"label is no encoding's label: {label!r}")
+        rule, threshold = income[0].split(" ", 1)
+        fixed = age[0] == "fixed"
+        encoding = cls(
+            age_rule=age[0],
+            age_edges=tuple(int(e) for e in age[1].split("-")) if fixed else AGE_EDGES,
+            age_bins=5 if fixed else int(age[1]),
+            income_rule=rule,
+            income_threshold=float(threshold),
+            no_income="zero" if income[1] == "0" else "ipums_code",
+            universe=parts[2],
+        )
+        if encoding.label != label:
+            raise ValueError(f"label is no encoding's label: {label!r}")
+        return encoding
+
+    @property
+    def words(self) -> str:
+        """The encoding as a reader reads it, e.g. "20-year age groups from 0 to 100;
+        income over 50,000, no income counted as 0; every cell"."""
+        if self.age_rule == "fixed":
+            steps = set(np.diff(self.age_edges).tolist())
+            edges = self.age_edges
+            age = (
+                f"{steps.pop()}-year age groups from {edges[0]} to {edges[-1]}"
+                if len(steps) == 1
+                else "age groups at " + ", ".join(str(e) for e in edges)
+            )
+        elif self.age_rule == "equal_width":
+            age = f"{self.age_bins} age groups of equal width"
+        else:
+            age = f"{self.age_bins} age groups of equal size"
+        over = "over" if self.income_rule == ">" else "at least"
+        none = "0" if self.no_income == "zero" else f"{IPUMS_NA_INCOME:,} (the IPUMS code)"
+        cells = {"full": "every cell", "observed_values": "observed values only",
+                 "observed_cells": "observed cells only"}[self.universe]  # fmt: skip
+        return (
+            f"{age}; income {over} {self.income_threshold:,.0f}, no income counted as "
+            f"{none}; {cells}"
+        )
+
     def age_brackets(self, age: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Bracket index (0-based) of each age, and the bracket edges used.
 

@@ -120,13 +120,9 @@ def _options(values: list) -> list:
 
 
 def _tooltip(row: pd.Series, labels: dict[str, Any], options: SweepOptions) -> dict[str, str]:
-    """A point's tooltip: series, controls, x, value, interval, references, the paper's."""
-    tip = {", ".join(options.series): labels["series"]}
-    for column in options.controls:
-        if column not in options.series and labels[column] is not None:
-            tip.setdefault(column, _shown(labels[column]))
-    tip.setdefault(options.x_label, number_text(float(row[options.x])))
-    tip.setdefault(options.y_label, number_text(float(row[options.y])))
+    """A point's tooltip, in the order a reader asks: the plotted value, its interval, the
+    exact (reference) values and the paper's, then which series, settings and x it is."""
+    tip = {options.y_label: number_text(float(row[options.y]))}
     low, high = _bounds(row, options)
     if low is not None and high is not None:
         tip.setdefault(options.band_label, f"[{number_text(low)}, {number_text(high)}]")
@@ -136,6 +132,11 @@ def _tooltip(row: pd.Series, labels: dict[str, Any], options: SweepOptions) -> d
     if options.printed:
         value = row[options.printed]
         tip.setdefault("paper", NOT_PRINTED if _missing(value) else number_text(float(value)))
+    tip.setdefault(", ".join(options.series), labels["series"])
+    for column in options.controls:
+        if column not in options.series and labels[column] is not None:
+            tip.setdefault(column, _shown(labels[column]))
+    tip.setdefault(options.x_label, number_text(float(row[options.x])))
     return tip
 
 

@@ -47,8 +47,11 @@ class InteractiveChart:
         """A ``<div>`` and an inline ``<script>`` embedding the chart; no external source.
 
         Vega gives the ``<div>`` the role ``graphics-document`` and the chart's
-        ``description`` as its accessible name."""
-        code = json.dumps(self.to_dict(), separators=(",", ":"), sort_keys=True)
+        ``description`` as its accessible name. A tap on a touch screen shows the tooltip
+        of the point under the finger (a phone has no hover)."""
+        # keys in the spec's own order: a tooltip lists its fields as written (the plotted
+        # value first), not alphabetically
+        code = json.dumps(self.to_dict(), separators=(",", ":"))
         code = code.replace("</", "<\\/")  # never close the <script> early
         key = hashlib.sha1(code.encode()).hexdigest()[:12]
         note = json.dumps(_MISSING_BUNDLE)
@@ -63,6 +66,15 @@ class InteractiveChart:
             '    vegaEmbed(el, spec, {actions: false, renderer: "svg"}).then(function (r) {\n'
             "      el.dadpView = r.view;\n"
             "    }).catch(function (e) { console.error(e); });\n"
+            "    // a tap on a phone shows the point's tooltip, as hovering does\n"
+            '    el.addEventListener("pointerup", function (e) {\n'
+            '      if (e.pointerType !== "touch") return;\n'
+            "      var at = {clientX: e.clientX, clientY: e.clientY, bubbles: true,\n"
+            "                view: window};\n"
+            '      e.target.dispatchEvent(new PointerEvent("pointermove",\n'
+            '        Object.assign({pointerType: "mouse"}, at)));\n'
+            '      e.target.dispatchEvent(new MouseEvent("mousemove", at));\n'
+            "    });\n"
             "  }\n"
             '  if (window.vegaEmbed || document.readyState === "complete") { draw(); }\n'
             '  else { window.addEventListener("load", draw); }\n'

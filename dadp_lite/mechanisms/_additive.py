@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from dadp_lite._validate import check_counts, check_positive_int, check_rng
 from dadp_lite.resources import check_memory
 
 __all__ = ["additive_release"]
 
+#: The dtype of a release: float64 (Laplace) or int64 (discrete Gaussian), the noise's.
+Noise = TypeVar("Noise", np.float64, np.int64)
+
 
 def additive_release(
     counts: object,
-    sample_noise: Callable[[np.random.Generator, tuple[int, int]], np.ndarray],
+    sample_noise: Callable[[np.random.Generator, tuple[int, int]], npt.NDArray[Noise]],
     *,
     rng: np.random.Generator,
     reps: int,
     project: bool,
-) -> np.ndarray:
+) -> npt.NDArray[Noise]:
     """``reps`` releases ``counts + noise`` of shape ``(reps, n_cells)``.
 
     ``sample_noise(rng, shape)`` draws the noise of all repetitions at once; with

@@ -29,6 +29,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
+
+from dadp_lite._types import BoolArray, IntArray
 
 __all__ = [
     "all_bernoulli_exp_one",
@@ -44,7 +47,7 @@ __all__ = [
 _INT64_SAFE = 2**62
 
 
-def _nested_exp_one_tables(depth: int) -> tuple[int, np.ndarray, np.ndarray]:
+def _nested_exp_one_tables(depth: int) -> tuple[int, BoolArray, npt.NDArray[np.int8]]:
     """``(top, one, pair)`` for ``Bernoulli(exp(-1))`` trials realised ``depth`` at a time.
 
     ``one[w]`` is the answer for ``W = w`` on ``{0, ..., depth! - 1}`` (meaningless at
@@ -71,9 +74,9 @@ def continue_trials(
     successes: int,
     size: int,
     rng: np.random.Generator,
-    numerator: np.ndarray | None = None,
+    numerator: IntArray | None = None,
     modulus: int = 1,
-) -> np.ndarray:
+) -> BoolArray:
     """Finish Algorithm 1 for ``size`` coins whose first ``successes`` trials succeeded.
 
     Draws ``A_k ~ Bernoulli(gamma / k)`` for ``k = successes + 1, ...`` until each coin's
@@ -94,31 +97,32 @@ def continue_trials(
         going = np.compress(success, going)
         count[going] += 1
         k += 1
-    return count % 2 == 0
+    even: BoolArray = count % 2 == 0
+    return even
 
 
-def _exp_one_answers(w: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _exp_one_answers(w: npt.NDArray[np.int32], rng: np.random.Generator) -> BoolArray:
     """Answers of ``Bernoulli(exp(-1))`` coins whose first trials were drawn as ``w``."""
-    answer = np.take(_ONE, w)
+    answer: BoolArray = np.take(_ONE, w)
     deep = np.flatnonzero(w == 0)
     if deep.size:
         answer[deep] = continue_trials(_DEPTH, deep.size, rng)
     return answer
 
 
-def bernoulli_exp_one(size: int, rng: np.random.Generator) -> np.ndarray:
+def bernoulli_exp_one(size: int, rng: np.random.Generator) -> BoolArray:
     """``size`` independent exact ``Bernoulli(exp(-1))`` coins (bool array)."""
     return _exp_one_answers(rng.integers(0, _TOP, size=size, dtype=np.int32), rng)
 
 
-def leading_exp_one_pair(size: int, rng: np.random.Generator) -> np.ndarray:
+def leading_exp_one_pair(size: int, rng: np.random.Generator) -> npt.NDArray[np.int8]:
     """Leading successes (0, 1 or 2) of two independent ``Bernoulli(exp(-1))`` coins.
 
     One uniform ``W`` on ``{0, ..., 720^2 - 1}`` is the pair ``divmod(W, 720)`` of
     independent uniforms, each realising one coin as in :func:`bernoulli_exp_one`.
     """
     w = rng.integers(0, _TOP * _TOP, size=size, dtype=np.int32)
-    lead = np.take(_PAIR, w)
+    lead: npt.NDArray[np.int8] = np.take(_PAIR, w)
     deep = np.flatnonzero(lead == 3)
     if deep.size:
         first = _exp_one_answers(w[deep] // _TOP, rng)
@@ -127,7 +131,7 @@ def leading_exp_one_pair(size: int, rng: np.random.Generator) -> np.ndarray:
     return lead
 
 
-def geometric_exp_one(size: int, rng: np.random.Generator) -> np.ndarray:
+def geometric_exp_one(size: int, rng: np.random.Generator) -> IntArray:
     """Successes of ``Bernoulli(exp(-1))`` before the first failure: ``P(V >= k) = e^-k``."""
     lead = leading_exp_one_pair(size, rng)
     counts = lead.astype(np.int64)
@@ -139,7 +143,7 @@ def geometric_exp_one(size: int, rng: np.random.Generator) -> np.ndarray:
     return counts
 
 
-def all_bernoulli_exp_one(trials: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def all_bernoulli_exp_one(trials: IntArray, rng: np.random.Generator) -> BoolArray:
     """True where ``trials[i]`` independent ``Bernoulli(exp(-1))`` coins all succeed.
 
     That is ``Bernoulli(exp(-trials[i]))`` for a 1-d integer array; coins are drawn two at a
@@ -160,8 +164,8 @@ def all_bernoulli_exp_one(trials: np.ndarray, rng: np.random.Generator) -> np.nd
 
 
 def bernoulli_exp_fraction_from_cuts(
-    first_cut: np.ndarray, second_cut: np.ndarray, modulus: int, rng: np.random.Generator
-) -> np.ndarray:
+    first_cut: IntArray, second_cut: IntArray, modulus: int, rng: np.random.Generator
+) -> BoolArray:
     """``Bernoulli(exp(-a/m))`` (1-d) given ``first_cut = 2 a m`` and ``second_cut = a^2``.
 
     For callers that look the cuts up in a table; needs ``0 <= a <= m`` and
@@ -182,8 +186,8 @@ def fraction_fits_nested_cuts(modulus: int) -> bool:
 
 
 def bernoulli_exp_fraction(
-    numerator: np.ndarray, modulus: int, rng: np.random.Generator
-) -> np.ndarray:
+    numerator: IntArray, modulus: int, rng: np.random.Generator
+) -> BoolArray:
     """``Bernoulli(exp(-gamma))`` for ``gamma = numerator / modulus`` in ``[0, 1]`` (1-d)."""
     numerator = np.asarray(numerator, dtype=np.int64)
     if fraction_fits_nested_cuts(modulus):

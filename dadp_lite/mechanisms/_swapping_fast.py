@@ -11,16 +11,33 @@ as one ``rng.integers`` call per step would.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 import numpy as np
 
-__all__ = ["TIE_TOLERANCE", "swap_classes"]
+from dadp_lite._types import BoolArray, FloatArray, IndexArray, IntArray
+
+__all__ = ["TIE_TOLERANCE", "Chunks", "swap_classes"]
+
+#: ``(reps, rng)`` pairs: repetitions drawn, in order, from each generator.
+Chunks: TypeAlias = Sequence[tuple[int, np.random.Generator]]
+#: Per cell its non-QI group and QI index, and the (group, QI) -> cell table.
+CellCoordinates: TypeAlias = tuple[IntArray, IntArray, IntArray]
 
 #: Distances within this of the smallest count as ties (nearest partners).
 TIE_TOLERANCE = 1e-9
 
 
-def swap_classes(out, steps, chunks, distance, class_cells, class_size, cells) -> None:
+def swap_classes(
+    out: IntArray,
+    steps: int,
+    chunks: Chunks,
+    distance: FloatArray,
+    class_cells: Sequence[IndexArray],
+    class_size: IntArray,
+    cells: CellCoordinates,
+) -> None:
     """Run ``steps`` swaps of every repetition of ``chunks`` (``(reps, rng)`` pairs), moving
     counts of ``out`` ``(reps, n_cells)`` (the true counts on entry) in place.
 
@@ -53,7 +70,7 @@ class _ClassCounts:
     which :meth:`refresh` recomputes the block sums.
     """
 
-    def __init__(self, class_size: np.ndarray, reps: int):
+    def __init__(self, class_size: IntArray, reps: int) -> None:
         n = class_size.size
         self.width = math.isqrt(max(n - 1, 0)) + 1
         self.n_blocks = -(-n // self.width)
@@ -70,7 +87,7 @@ class _ClassCounts:
         """Recompute the block sums after ``values`` changed in place."""
         self.sums = self.blocks.sum(axis=1).reshape(-1, self.n_blocks)
 
-    def pick_and_remove(self, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def pick_and_remove(self, target: IntArray) -> tuple[IntArray, BoolArray]:
         """Per repetition the class holding unswapped record number ``target`` (in class
         order), i.e. the number of classes whose cumulative count is ``<= target``, exactly
         ``(np.cumsum(values, axis=1) <= target[:, None]).sum(axis=1)``. Removes two records
@@ -96,7 +113,7 @@ _TARGET_BLOCK = 256  # at most this many steps' targets are drawn in one call pe
 _BLOCK_SPACING = 8
 
 
-def _block_picks(values: np.ndarray, targets: np.ndarray) -> np.ndarray:
+def _block_picks(values: IntArray, targets: IntArray) -> IntArray:
     """Picks ``(S, R)`` of consecutive steps, vectorised over steps, exactly as one step at
     a time would pick them.
 
@@ -122,7 +139,7 @@ def _block_picks(values: np.ndarray, targets: np.ndarray) -> np.ndarray:
     reach = targets + 2 * np.arange(size)[:, None]  # x_s + 2 s
     lo = np.searchsorted(flat, targets + base, side="right") - row_start
     # a boundary lies in (x, x + 2 s] iff the first one above x does (lo < n: x < total)
-    picks = lo
+    picks: IntArray = lo
     q_s, q_r = np.nonzero(cum.ravel()[np.minimum(lo, n - 1) + row_start] <= reach)
     if q_s.size:
         picks = lo.copy()
@@ -147,7 +164,7 @@ def _block_picks(values: np.ndarray, targets: np.ndarray) -> np.ndarray:
     return picks
 
 
-def _first_single(values: np.ndarray, picks: np.ndarray) -> int | None:
+def _first_single(values: IntArray, picks: IntArray) -> int | None:
     """First step of the block whose pick finds a single unswapped record in its class.
 
     A class of ``v`` records picked ``m`` times in the block (two removed per pick) holds a
@@ -165,7 +182,13 @@ def _first_single(values: np.ndarray, picks: np.ndarray) -> int | None:
     return int(steps.min())
 
 
-def _class_steps(unswapped: _ClassCounts, total: int, steps: int, chunks, cross_class) -> None:
+def _class_steps(
+    unswapped: _ClassCounts,
+    total: int,
+    steps: int,
+    chunks: Chunks,
+    cross_class: Callable[[int, int], None],
+) -> None:
     """The appendix loop on class counts for all chunks at once.
 
     Each step draws ``rng.integers(0, total, size=reps)`` from every chunk's generator,
@@ -204,7 +227,7 @@ def _class_steps(unswapped: _ClassCounts, total: int, steps: int, chunks, cross_
                 rng.bit_generator.state = state
                 rng.integers(0, np.broadcast_to(highs[:done], (done, n)))
             for r in np.flatnonzero(single):
-                cross_class(r, picked[r])
+                cross_class(int(r), int(picked[r]))
             unswapped.refresh()
             ahead = max(8, 2 * done)
         else:
@@ -213,7 +236,7 @@ def _class_steps(unswapped: _ClassCounts, total: int, steps: int, chunks, cross_
         total -= 2 * done
 
 
-def _apply_steps(unswapped: _ClassCounts, targets: np.ndarray):
+def _apply_steps(unswapped: _ClassCounts, targets: IntArray) -> tuple[int, IntArray, BoolArray]:
     """Steps one at a time up to the first cross-class swap: (steps done, last picks,
     rows needing a cross-class swap at the last step)."""
     for t in range(targets.shape[0]):
@@ -223,7 +246,7 @@ def _apply_steps(unswapped: _ClassCounts, targets: np.ndarray):
     return targets.shape[0], picked, single
 
 
-def _apply_block(unswapped: _ClassCounts, targets: np.ndarray):
+def _apply_block(unswapped: _ClassCounts, targets: IntArray) -> tuple[int, IntArray, BoolArray]:
     """:func:`_apply_steps` with the picks of the block resolved at once."""
     values = unswapped.values
     picks = _block_picks(values, targets)
@@ -239,7 +262,17 @@ def _apply_block(unswapped: _ClassCounts, targets: np.ndarray):
 
 
 def _cross_class_swap(
-    r, c, unswapped, remaining, distance, class_cells, group, qi_index, table, out, rng
+    r: int,
+    c: int,
+    unswapped: IntArray,
+    remaining: IntArray,
+    distance: FloatArray,
+    class_cells: Sequence[IndexArray],
+    group: IntArray,
+    qi_index: IntArray,
+    table: IntArray,
+    out: IntArray,
+    rng: np.random.Generator,
 ) -> None:
     """The last unswapped record of class ``c`` swaps with its nearest unswapped record."""
     open_classes = np.flatnonzero(unswapped[r] > 0)
@@ -258,7 +291,7 @@ def _cross_class_swap(
     out[r, new_b] += 1
 
 
-def _draw_cell(r: int, cells: np.ndarray, remaining: np.ndarray, rng) -> int:
+def _draw_cell(r: int, cells: IndexArray, remaining: IntArray, rng: np.random.Generator) -> int:
     """A uniformly random not-yet-drawn record of the class; returns its cell."""
     weights = remaining[r, cells]
     position = rng.integers(0, weights.sum())

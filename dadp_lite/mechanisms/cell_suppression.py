@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from dadp_lite._types import FloatArray, IntArray
 from dadp_lite._validate import (
     MAX_COUNT,
     check_choice,
@@ -46,7 +47,7 @@ def _check_k(k: object) -> float:
     return k
 
 
-def cell_suppression(counts: object, *, k: float) -> np.ndarray:
+def cell_suppression(counts: object, *, k: float) -> IntArray:
     """Traditional cell suppression as in the paper's appendix algorithm.
 
     Every cell with ``x_i < k`` is released as ``floor(k/2)``, every other cell as ``x_i``.
@@ -61,14 +62,16 @@ def cell_suppression(counts: object, *, k: float) -> np.ndarray:
     """
     k = _check_k(k)
     x = check_counts(counts)
-    return np.where(x < k, np.int64(math.floor(k / 2)), x)
+    released: IntArray = np.where(x < k, np.int64(math.floor(k / 2)), x)
+    return released
 
 
-def cell_suppression_main_text(counts: object, *, k: float) -> np.ndarray:
+def cell_suppression_main_text(counts: object, *, k: float) -> FloatArray:
     """Cell suppression as the main text's one-line definition: ``max{x_i, k/2}`` (float)."""
     k = _check_k(k)
     x = check_counts(counts)
-    return np.maximum(x.astype(float), k / 2)
+    released: FloatArray = np.maximum(x.astype(float), k / 2)
+    return released
 
 
 def dp_cell_suppression(
@@ -79,7 +82,7 @@ def dp_cell_suppression(
     rng: np.random.Generator,
     reps: int = 1,
     variant: str = "per_cell",
-) -> np.ndarray:
+) -> FloatArray:
     """DP cell suppression, all repetitions at once: shape ``(reps, n_cells)``, float.
 
     Parameters

@@ -52,6 +52,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from dadp_lite._types import BoolArray, IntArray
 from dadp_lite._validate import check_epsilon, check_rng
 from dadp_lite.definitions import discrete_gaussian_sigma
 from dadp_lite.mechanisms._additive import additive_release
@@ -131,7 +132,7 @@ def _rational_parameters(sigma2: Fraction, sigma: object = None) -> tuple[int, i
     return p, q, t
 
 
-def _square_divmod(gap: np.ndarray, modulus: int) -> tuple[np.ndarray, np.ndarray]:
+def _square_divmod(gap: IntArray, modulus: int) -> tuple[IntArray, IntArray]:
     """``divmod(gap**2, modulus)`` exactly; Python integers where ``gap**2`` exceeds int64."""
     big = np.abs(gap) > 3_037_000_499  # floor(sqrt(2**63 - 1))
     if not big.any():
@@ -168,9 +169,9 @@ class _Plan:
     q: int
     t: int
     modulus: int
-    whole: np.ndarray
-    first_cut: np.ndarray
-    second_cut: np.ndarray
+    whole: IntArray
+    first_cut: IntArray
+    second_cut: IntArray
     rate: float  # expected output per U candidate, for batch sizing only
 
     @classmethod
@@ -186,21 +187,21 @@ class _Plan:
         modulus = 2 * p * q * t * t
         x = np.arange(16 * t + 64, dtype=np.int64)  # P(X >= 16 t) < exp(-16) per proposal
         whole, rest = _square_divmod(x * (t * q) - p, modulus)
-        tables = [whole, *cls._cuts(rest, modulus)]
-        for table in tables:
+        first_cut, second_cut = cls._cuts(rest, modulus)
+        for table in (whole, first_cut, second_cut):
             table.setflags(write=False)
         # P(keep U) * P(not the redrawn "-0") * P(Algorithm 3 accepts); floats, sizing only
         keep_u = -math.expm1(-1.0) / (t * -math.expm1(-1.0 / t))
         rate = keep_u * (1 + math.exp(-1 / t)) / 2 * _acceptance_rate(p / q, t)
-        return cls(p, q, t, modulus, *tables, rate)
+        return cls(p, q, t, modulus, whole, first_cut, second_cut, rate)
 
     @staticmethod
-    def _cuts(rest: np.ndarray, modulus: int) -> tuple[np.ndarray, np.ndarray]:
+    def _cuts(rest: IntArray, modulus: int) -> tuple[IntArray, IntArray]:
         if not fraction_fits_nested_cuts(modulus):
             return rest, rest  # unused: bernoulli_exp_fraction goes trial by trial
         return 2 * modulus * rest, rest * rest
 
-    def exponent_parts(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def exponent_parts(self, x: IntArray) -> tuple[IntArray, IntArray, IntArray]:
         """``(whole, first_cut, second_cut)`` of ``gamma(x)`` for magnitudes ``x``.
 
         When the cuts do not fit int64, the last two are both the fractional numerator.
@@ -215,7 +216,7 @@ class _Plan:
                 part[far] = value
         return parts[0], parts[1], parts[2]
 
-    def accept(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def accept(self, x: IntArray, rng: np.random.Generator) -> BoolArray:
         """Algorithm 3's test: ``Bernoulli(exp(-gamma(x)))`` for each magnitude ``x``."""
         whole, first_cut, second_cut = self.exponent_parts(x)
         if fraction_fits_nested_cuts(self.modulus):
@@ -233,7 +234,7 @@ def _plan_for(sigma2: Fraction) -> _Plan:
     return _Plan.build(sigma2)
 
 
-def _laplace_magnitudes(t: int, candidates: int, rng: np.random.Generator) -> np.ndarray:
+def _laplace_magnitudes(t: int, candidates: int, rng: np.random.Generator) -> IntArray:
     """Magnitudes ``X = U + t V`` of Algorithm 2 (discrete Laplace of scale ``t``).
 
     ``candidates`` draws of ``U`` uniform on ``{0, ..., t-1}``, each kept with probability
@@ -250,7 +251,7 @@ def _laplace_magnitudes(t: int, candidates: int, rng: np.random.Generator) -> np
 
 def sample_discrete_gaussian(
     sigma: float | Fraction, size: int | tuple[int, ...], rng: np.random.Generator
-) -> np.ndarray:
+) -> IntArray:
     """Exact samples of ``N_Z(0, sigma^2)`` (Canonne, Kamath and Steinke 2020, Alg. 3).
 
     Parameters
@@ -269,12 +270,13 @@ def sample_discrete_gaussian(
     """
     plan = _Plan.for_sigma(sigma)
     rng = check_rng(rng)
-    shape = (size,) if isinstance(size, numbers.Integral) else tuple(size)
+    # int beside numbers.Integral (which holds it) lets mypy narrow the else branch to a tuple
+    shape = (size,) if isinstance(size, int | numbers.Integral) else tuple(size)
     n = int(np.prod(shape, dtype=np.int64))
     if n < 0 or any(s < 0 for s in shape):
         raise ValueError(f"size must be non-negative, got {size!r}")
     rate = plan.rate
-    parts: list[np.ndarray] = []
+    parts: list[IntArray] = []
     have = 0
     while have < n:  # accepted proposals, in order, form an i.i.d. stream
         candidates = min(_BATCH, int((n - have) / rate * 1.03) + 64)
@@ -297,7 +299,7 @@ def discrete_gaussian(
     rng: np.random.Generator,
     reps: int,
     project: bool = False,
-) -> np.ndarray:
+) -> IntArray:
     """Release ``counts + N_Z(0, sigma^2)`` per cell, ``reps`` times at once (integers).
 
     Give exactly one of ``epsilon`` (then ``sigma = 2 / epsilon``, the paper's
@@ -323,7 +325,7 @@ def discrete_gaussian(
     """
     if (epsilon is None) == (sigma is None):
         raise ValueError("give exactly one of epsilon or sigma")
-    if epsilon is not None:
+    if sigma is None:  # epsilon given
         sigma = discrete_gaussian_sigma(check_epsilon(epsilon))
         if not SIGMA_MIN <= sigma <= SIGMA_MAX:
             raise ValueError(

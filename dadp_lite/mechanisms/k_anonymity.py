@@ -25,11 +25,13 @@ Documented choices the paper leaves open:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
 
+from dadp_lite._types import DomainMap, IntArray
 from dadp_lite._validate import check_epsilon, check_positive_int, check_probability, check_rng
 from dadp_lite.data import ATTRIBUTES
 from dadp_lite.definitions import sampling_probability
@@ -53,6 +55,11 @@ __all__ = [
 
 #: Records reconstructed per block (bounds memory; the result does not depend on it).
 _BLOCK_RECORDS = 2_000_000
+#: A categorical QI of a set of classes: its axis, the number of merged values of each
+#: class and those values' codes, class after class.
+_MergedValues: TypeAlias = tuple[int, IntArray, IntArray]
+#: A numeric QI of a set of classes: its axis and each class's interval ``[lo, hi]``.
+_Intervals: TypeAlias = tuple[int, IntArray, IntArray]
 
 
 def _as_table(
@@ -60,7 +67,7 @@ def _as_table(
     qi: Sequence[str],
     numeric: Sequence[str],
     attributes: Sequence[str],
-    domains: Mapping[str, Sequence] | None,
+    domains: DomainMap | None,
 ) -> CellTable:
     if isinstance(records, CellTable):
         if tuple(qi) != records.qi or tuple(numeric) != records.numeric:
@@ -80,9 +87,13 @@ class _ClassSpec:
     their interval ``(lo, hi)`` per class.
     """
 
-    def __init__(self, cat_lists, numeric, strides, n_classes):
-        # cat_lists: list of (qi position, lengths per class, flat codes); numeric: list of
-        # (qi position, lo, hi)
+    def __init__(
+        self,
+        cat_lists: Sequence[_MergedValues],
+        numeric: Sequence[_Intervals],
+        strides: IntArray,
+        n_classes: int,
+    ) -> None:
         self.numeric = numeric
         self.strides = strides
         sizes = np.ones(n_classes, dtype=np.int64)
@@ -99,10 +110,16 @@ class _ClassSpec:
             combos += flat[list_start[owner] + pick] * strides[position]
         self.combos = combos
 
-    def draw(self, base_flat, leaf_r, domains_of_numeric, rng):
+    def draw(
+        self,
+        base_flat: IntArray,
+        leaf_r: IntArray,
+        domains_of_numeric: Sequence[IntArray],
+        rng: np.random.Generator,
+    ) -> IntArray:
         """Flat cells of reconstructed records (``base_flat`` = non-QI part of the cell)."""
         pick = (rng.random(leaf_r.size) * self.sizes[leaf_r]).astype(np.int64)
-        flat = base_flat + self.combos[self.starts[leaf_r] + pick]
+        flat: IntArray = base_flat + self.combos[self.starts[leaf_r] + pick]
         for (position, lo, hi), domain in zip(self.numeric, domains_of_numeric, strict=True):
             lo_r, hi_r = lo[leaf_r].astype(float), hi[leaf_r].astype(float)
             value = np.maximum(np.rint(rng.normal((lo_r + hi_r) / 2, (hi_r - lo_r) / 4)), 0)
@@ -111,17 +128,18 @@ class _ClassSpec:
         return flat
 
 
-def _strides(shape: Sequence[int]) -> np.ndarray:
+def _strides(shape: Sequence[int]) -> IntArray:
     return np.concatenate((np.cumprod(shape[::-1])[::-1][1:], [1])).astype(np.int64)
 
 
-def _batch_spec(table: CellTable, counts: np.ndarray, leaf: np.ndarray, n_leaves: int):
+def _batch_spec(table: CellTable, counts: IntArray, leaf: IntArray, n_leaves: int) -> _ClassSpec:
     """Class spec of a Mondrian batch: merged values = values present in each class."""
     codes, values = table.qi_columns()
     rep_e, cell_e = np.nonzero(counts)
     leaf_e = leaf[rep_e, cell_e]
     strides = _strides([len(d) for d in table.domains])
-    cat_lists, numeric = [], []
+    cat_lists: list[_MergedValues] = []
+    numeric: list[_Intervals] = []
     for j, q in enumerate(table.qi):
         axis = table.attributes.index(q)
         if q in table.numeric:
@@ -137,7 +155,7 @@ def _batch_spec(table: CellTable, counts: np.ndarray, leaf: np.ndarray, n_leaves
     return _ClassSpec(cat_lists, numeric, strides, n_leaves)
 
 
-def reconstruct_batch(batch: MondrianBatch, *, rng: np.random.Generator) -> np.ndarray:
+def reconstruct_batch(batch: MondrianBatch, *, rng: np.random.Generator) -> IntArray:
     """Reconstructed histograms ``(reps, n_cells)`` of a batch of Mondrian partitions.
 
     Records of all classes of all repetitions are drawn at once (in blocks of at most
@@ -154,7 +172,7 @@ def reconstruct_batch(batch: MondrianBatch, *, rng: np.random.Generator) -> np.n
     base = table.codes.copy()
     base[:, qi_axes] = 0
     base_flat = base @ spec.strides
-    numeric_domains = [table.domains[axis] for axis, _, _ in spec.numeric]
+    numeric_domains = [np.asarray(table.domains[axis]) for axis, _, _ in spec.numeric]
     rep_e, cell_e = np.nonzero(counts)
     n_e = counts[rep_e, cell_e]
     key_e = rep_e * n_cells + base_flat[cell_e]
@@ -172,7 +190,14 @@ def reconstruct_batch(batch: MondrianBatch, *, rng: np.random.Generator) -> np.n
     return out.reshape(reps, n_cells)
 
 
-def _draw_categorical(spec: _ClassSpec, key, leaf, n, size: int, rng) -> np.ndarray:
+def _draw_categorical(
+    spec: _ClassSpec,
+    key: IntArray,
+    leaf: IntArray,
+    n: IntArray,
+    size: int,
+    rng: np.random.Generator,
+) -> IntArray:
     """Counts of :meth:`_ClassSpec.draw` for entries ``(key, leaf)`` of ``n`` records each,
     without numeric QIs, from the same uniforms.
 
@@ -207,8 +232,8 @@ def reconstruct(
     *,
     rng: np.random.Generator,
     reps: int,
-    domains: Mapping[str, Sequence] | None = None,
-) -> np.ndarray:
+    domains: DomainMap | None = None,
+) -> IntArray:
     """Reconstructed histograms ``(reps, n_cells)`` over the universe of the classes' QIs.
 
     Each class becomes ``count`` records: categorical values uniform over the merged
@@ -227,12 +252,17 @@ def reconstruct(
     doms = _domains(qi, domains)
     domains_t = tuple(tuple(doms[q]) for q in qi)
     shape = tuple(len(d) for d in domains_t)
-    cat_lists, numeric = [], []
+    cat_lists: list[_MergedValues] = []
+    numeric: list[_Intervals] = []
     for j, q in enumerate(qi):
         if isinstance(classes[0].values[j], Interval):
-            lo = np.array([c.values[j].lo for c in classes], dtype=np.int64)
-            hi = np.array([c.values[j].hi for c in classes], dtype=np.int64)
-            if np.any(lo > hi) or np.any(lo < domains_t[j][0]) or np.any(hi > domains_t[j][-1]):
+            intervals = [v for c in classes if isinstance(v := c.values[j], Interval)]
+            if len(intervals) < len(classes):
+                raise ValueError(f"{q!r} is an interval in some classes, values in others")
+            lo = np.array([v.lo for v in intervals], dtype=np.int64)
+            hi = np.array([v.hi for v in intervals], dtype=np.int64)
+            domain = np.asarray(domains_t[j])
+            if np.any(lo > hi) or np.any(lo < domain[0]) or np.any(hi > domain[-1]):
                 raise ValueError(f"a class interval of {q!r} is empty or outside its domain")
             numeric.append((j, lo, hi))
         else:
@@ -245,7 +275,7 @@ def reconstruct(
     n_cells = int(np.prod(shape))
     leaf_r = np.tile(np.repeat(np.arange(len(classes)), sizes), reps)
     base = np.repeat(np.arange(reps) * n_cells, sizes.sum())
-    flat = spec.draw(base, leaf_r, [domains_t[j] for j, _, _ in numeric], rng)
+    flat = spec.draw(base, leaf_r, [np.asarray(domains_t[j]) for j, _, _ in numeric], rng)
     return np.bincount(flat, minlength=reps * n_cells).reshape(reps, n_cells)
 
 
@@ -259,8 +289,8 @@ def k_anonymity(
     reps: int,
     numeric: Sequence[str] = (),
     attributes: Sequence[str] = ATTRIBUTES,
-    domains: Mapping[str, Sequence] | None = None,
-) -> np.ndarray:
+    domains: DomainMap | None = None,
+) -> IntArray:
     """Traditional k-anonymity: Mondrian once, then ``reps`` reconstructions.
 
     Returns released counts ``(reps, n_cells)`` over the full universe of ``attributes``
@@ -294,8 +324,8 @@ def dp_k_anonymity(
     beta: float | None = None,
     numeric: Sequence[str] = (),
     attributes: Sequence[str] = ATTRIBUTES,
-    domains: Mapping[str, Sequence] | None = None,
-) -> np.ndarray:
+    domains: DomainMap | None = None,
+) -> IntArray:
     """DP k-anonymity (Algorithm 5): Bernoulli(beta) subsample, Mondrian, reconstruction.
 
     Parameters

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dadp_lite._types import FloatArray
 from dadp_lite._validate import check_epsilon
 from dadp_lite.definitions import laplace_scale
 from dadp_lite.mechanisms._additive import additive_release
@@ -25,7 +26,7 @@ def laplace(
     rng: np.random.Generator,
     reps: int,
     project: bool = False,
-) -> np.ndarray:
+) -> FloatArray:
     """Release ``counts + Lap(2/epsilon)`` independently per cell, ``reps`` times at once.
 
     Parameters

@@ -44,13 +44,15 @@ ranges) are parsed back into values.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from dadp_lite._types import BoolArray, Domain, DomainMap, FloatArray, IndexArray, IntArray
 from dadp_lite._validate import check_positive_int, check_probability, check_qi, check_rng
 from dadp_lite.data import feature_domains
 from dadp_lite.histogram import Histogram
@@ -88,7 +90,9 @@ class EquivalenceClass:
 
 
 # --------------------------------------------------------------------------- validation
-def _check_qi(qi: object, columns: Sequence[str], numeric: object) -> tuple[tuple, tuple]:
+def _check_qi(
+    qi: object, columns: Sequence[str], numeric: object
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     qi = check_qi(qi, list(columns))
     numeric = check_qi(numeric, qi, "numeric") if numeric not in ((), []) else ()
     return qi, numeric
@@ -179,13 +183,13 @@ class CellTable:
     """
 
     attributes: tuple[str, ...]
-    domains: tuple[tuple, ...]
+    domains: tuple[Domain, ...]
     qi: tuple[str, ...]
     numeric: tuple[str, ...]
-    codes: np.ndarray
-    counts: np.ndarray
-    positions: np.ndarray
-    offsets: np.ndarray
+    codes: IntArray
+    counts: IntArray
+    positions: IndexArray
+    offsets: IntArray
 
     @property
     def n_cells(self) -> int:
@@ -193,14 +197,17 @@ class CellTable:
         return int(np.prod([len(d) for d in self.domains]))
 
     @property
-    def first(self) -> np.ndarray:
+    def first(self) -> IndexArray:
         """Position of each cell's first row."""
         return self.positions[self.offsets]
 
     @property
-    def flat_index(self) -> np.ndarray:
+    def flat_index(self) -> IndexArray:
         """Index of each occupied cell in the flattened universe (C order)."""
-        return np.ravel_multi_index(tuple(self.codes.T), tuple(len(d) for d in self.domains))
+        flat: IndexArray = np.ravel_multi_index(
+            tuple(self.codes.T), tuple(len(d) for d in self.domains)
+        )
+        return flat
 
     @classmethod
     def from_records(
@@ -210,7 +217,7 @@ class CellTable:
         *,
         numeric: Sequence[str] = (),
         attributes: Sequence[str] | None = None,
-        domains: Mapping[str, Sequence] | None = None,
+        domains: DomainMap | None = None,
     ) -> CellTable:
         """Cells of ``records`` over ``attributes`` (default: the QIs)."""
         if not isinstance(records, pd.DataFrame):
@@ -243,7 +250,13 @@ class CellTable:
         return cls._from_rows(histogram, qi, numeric, cell_of_row)
 
     @classmethod
-    def _from_rows(cls, hist: Histogram, qi, numeric, cell_of_row: np.ndarray) -> CellTable:
+    def _from_rows(
+        cls,
+        hist: Histogram,
+        qi: tuple[str, ...],
+        numeric: tuple[str, ...],
+        cell_of_row: IndexArray,
+    ) -> CellTable:
         order = np.argsort(cell_of_row, kind="stable")  # rows grouped by cell, in row order
         occupied = np.flatnonzero(hist.counts)
         counts = hist.counts[occupied]
@@ -251,7 +264,7 @@ class CellTable:
         codes = np.stack(np.unravel_index(occupied, hist.shape), axis=1).astype(np.int64)
         return cls(hist.attributes, hist.domains, qi, numeric, codes, counts, order, offsets)
 
-    def summarise(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def summarise(self, keep: BoolArray) -> tuple[IntArray, IntArray]:
         """Per-cell ``(counts, first)`` of explicit subsamples.
 
         ``keep`` is a boolean array ``(reps, m)`` over the original rows (row order);
@@ -267,7 +280,7 @@ class CellTable:
         first = np.where(counts > 0, self.positions[np.minimum(slot, self.positions.size - 1)], -1)
         return counts, first
 
-    def qi_columns(self) -> tuple[np.ndarray, np.ndarray]:
+    def qi_columns(self) -> tuple[IntArray, npt.NDArray[np.generic]]:
         """``(C, Q)`` arrays: domain codes and numeric values of the QIs."""
         idx = [self.attributes.index(q) for q in self.qi]
         codes = self.codes[:, idx]
@@ -277,8 +290,8 @@ class CellTable:
         return codes, values
 
 
-def _domains(attributes: Sequence[str], domains: Mapping | None) -> dict:
-    known = feature_domains() if domains is None else dict(domains)
+def _domains(attributes: Sequence[str], domains: DomainMap | None) -> dict[str, Sequence[Hashable]]:
+    known: DomainMap = feature_domains() if domains is None else dict(domains)
     missing = [a for a in attributes if a not in known]
     if missing:
         raise ValueError(f"no domain given for attribute(s) {missing}")
@@ -294,7 +307,7 @@ def _check_numeric_domains(hist: Histogram, numeric: Sequence[str]) -> None:
 
 def thin_cells(
     table: CellTable, beta: float, *, rng: np.random.Generator, reps: int
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[IntArray, IntArray]:
     """Keep each record independently with probability ``beta``, on cell summaries.
 
     Returns ``(counts, first)``, both ``(reps, C)``: kept records per cell and the original
@@ -338,18 +351,18 @@ class MondrianBatch:
     """
 
     table: CellTable
-    counts: np.ndarray
-    leaf: np.ndarray
-    leaf_rep: np.ndarray
-    leaf_depth: np.ndarray
-    leaf_code: np.ndarray
+    counts: IntArray
+    leaf: IntArray
+    leaf_rep: IntArray
+    leaf_depth: IntArray
+    leaf_code: IntArray
 
     @property
-    def n_classes(self) -> np.ndarray:
+    def n_classes(self) -> IntArray:
         """Number of classes in each repetition."""
         return np.bincount(self.leaf_rep, minlength=self.counts.shape[0])
 
-    def merged(self) -> np.ndarray:
+    def merged(self) -> BoolArray:
         """``(reps, C)``: the cell's class covers more than one QI combination.
 
         That is, its records are generalised (some QI value was merged with another);
@@ -366,7 +379,7 @@ class MondrianBatch:
         out[rep_e, cell_e] = combos_per_leaf[leaf_e] > 1
         return out
 
-    def class_order(self) -> np.ndarray:
+    def class_order(self) -> IndexArray:
         """Class ids in output order (repetition, then anonypy's order)."""
         return np.lexsort((self.leaf_code, self.leaf_depth, self.leaf_rep))
 
@@ -379,7 +392,7 @@ class MondrianBatch:
             if self.leaf_rep[leaf] != rep:
                 continue
             cells = np.flatnonzero(self.leaf[rep] == leaf)
-            described = []
+            described: list[tuple[int, ...] | Interval] = []
             for j, numeric in enumerate(is_numeric):
                 present = values[cells, j]
                 if numeric:
@@ -391,7 +404,7 @@ class MondrianBatch:
         return out
 
 
-def _span_order(spans: np.ndarray) -> np.ndarray:
+def _span_order(spans: FloatArray) -> IndexArray:
     """Column order by decreasing span, exactly as Python's stable ``sorted`` does it."""
     if not np.isnan(spans).any():
         return np.argsort(-spans, axis=1, kind="stable")
@@ -402,7 +415,16 @@ def _span_order(spans: np.ndarray) -> np.ndarray:
     )
 
 
-def _categorical_split(part, code, size_v, n, first, n_parts):
+def _weighted_bincount(x: IntArray, weights: npt.ArrayLike, minlength: int) -> FloatArray:
+    """``np.bincount(x, weights, minlength)``: float64 sums of ``weights`` per value of ``x``."""
+    # numpy's stub types bincount intp even with weights, where it returns float64
+    sums: FloatArray = np.bincount(x, weights=weights, minlength=minlength)  # type: ignore[assignment]
+    return sums
+
+
+def _categorical_split(
+    part: IntArray, code: IntArray, size_v: int, n: FloatArray, first: IntArray, n_parts: int
+) -> tuple[BoolArray, FloatArray, FloatArray]:
     """Left mask (per entry), span numerator and left count per part, for one column.
 
     Works on the (part, value) groups present: each group's first row is the minimum
@@ -423,13 +445,19 @@ def _categorical_split(part, code, size_v, n, first, n_parts):
     rank = np.empty(group.size, dtype=np.int64)
     rank[order] = np.arange(group.size) - np.searchsorted(sorted_part, sorted_part)
     g_left = rank < distinct[g_part] // 2
-    left_count = np.bincount(g_part, weights=cnt[group] * g_left, minlength=n_parts)
+    left_count = _weighted_bincount(g_part, cnt[group] * g_left, n_parts)
     left_dense = np.zeros(n_parts * size_v, dtype=bool)
     left_dense[group[g_left]] = True
     return left_dense[key], distinct.astype(float), left_count
 
 
-def _numeric_split(part, value, n, n_parts, size):
+def _numeric_split(
+    part: IntArray,
+    value: IntArray,
+    n: FloatArray,
+    n_parts: int,
+    size: FloatArray,
+) -> tuple[BoolArray, FloatArray, FloatArray]:
     """Left mask (per entry), span numerator and left count per part (median split)."""
     lo = np.full(n_parts, np.iinfo(np.int64).max)
     hi = np.full(n_parts, np.iinfo(np.int64).min)
@@ -442,11 +470,17 @@ def _numeric_split(part, value, n, n_parts, size):
     pick_b = order[np.searchsorted(cum, base + size // 2, side="right")]
     median = (value[pick_a] + value[pick_b]) / 2.0
     left = value < median[part]
-    left_count = np.bincount(part, weights=n * left, minlength=n_parts)
+    left_count = _weighted_bincount(part, n * left, n_parts)
     return left, (hi - lo).astype(float), left_count
 
 
-def _scales(table_codes, table_values, counts, is_numeric, sizes) -> np.ndarray:
+def _scales(
+    table_codes: IntArray,
+    table_values: npt.NDArray[np.generic],
+    counts: IntArray,
+    is_numeric: Sequence[bool],
+    sizes: Sequence[int],
+) -> FloatArray:
     """``(reps, Q)`` span of each QI on the whole (thinned) dataset of each repetition."""
     present = counts > 0
     scales = np.empty((counts.shape[0], len(is_numeric)))
@@ -464,9 +498,7 @@ def _scales(table_codes, table_values, counts, is_numeric, sizes) -> np.ndarray:
     return scales
 
 
-def mondrian_batch(
-    table: CellTable, counts: np.ndarray, first: np.ndarray, k: int
-) -> MondrianBatch:
+def mondrian_batch(table: CellTable, counts: IntArray, first: IntArray, k: int) -> MondrianBatch:
     """Mondrian on a batch of repetitions given per-cell counts and first-row positions.
 
     ``counts`` and ``first`` have shape ``(reps, C)`` (see :func:`thin_cells`); a
@@ -489,11 +521,11 @@ def mondrian_batch(
     part_rep = np.arange(reps)[np.bincount(rep_e, minlength=reps) > 0]
     part_e = np.searchsorted(part_rep, rep_e)
     depth = np.zeros(part_rep.size, np.int64)
-    leaves: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    leaves: list[tuple[IntArray, IntArray, IndexArray]] = []
     n_leaves = 0
     while part_e.size:
         n_parts = part_rep.size
-        size = np.bincount(part_e, weights=n_e, minlength=n_parts)
+        size = _weighted_bincount(part_e, n_e, n_parts)
         spans = np.empty((n_parts, len(is_numeric)))
         valid = np.empty((n_parts, len(is_numeric)), dtype=bool)
         left_e = np.empty((part_e.size, len(is_numeric)), dtype=bool)
@@ -510,7 +542,7 @@ def mondrian_batch(
             left_e[:, j] = left
         order = _span_order(spans)
         valid_sorted = np.take_along_axis(valid, order, axis=1)
-        splits = valid_sorted.any(axis=1)
+        splits = np.asarray(valid_sorted.any(axis=1))  # an array: valid_sorted is 2-d
         column = order[np.arange(n_parts), valid_sorted.argmax(axis=1)]
         # finished partitions become classes
         done = np.flatnonzero(~splits)

@@ -56,6 +56,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from dadp_lite._types import BoolArray, FloatArray, IntArray
 from dadp_lite._validate import (
     check_choice,
     check_epsilon,
@@ -68,7 +69,7 @@ from dadp_lite.data import ATTRIBUTES
 from dadp_lite.definitions import UNITS, keep_probability
 from dadp_lite.histogram import Histogram
 from dadp_lite.mechanisms._swapping_fast import TIE_TOLERANCE as _TIE_TOLERANCE
-from dadp_lite.mechanisms._swapping_fast import swap_classes
+from dadp_lite.mechanisms._swapping_fast import CellCoordinates, Chunks, swap_classes
 from dadp_lite.paper import PAPER_QI
 
 __all__ = [
@@ -99,9 +100,7 @@ def _qi_tuple(hist: Histogram, qi: object) -> tuple[str, ...]:
     return qi
 
 
-def _cell_coordinates(
-    hist: Histogram, qi: tuple[str, ...]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cell_coordinates(hist: Histogram, qi: tuple[str, ...]) -> CellCoordinates:
     """Per cell: (non-QI group, QI index); and the (group, QI) -> cell table."""
     table = hist.to_qi_matrix(qi, np.arange(hist.n_cells))
     group = np.empty(hist.n_cells, dtype=np.int64)
@@ -140,7 +139,7 @@ def _distance_features(
 
 def _cell_distance_coordinates(
     hist: Histogram, features: tuple[str, ...], numeric: Sequence[str]
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[FloatArray, BoolArray]:
     """Per cell, its Lambda values scaled so that d_swap is an L1 / Hamming sum."""
     numeric = (numeric,) if isinstance(numeric, str) else tuple(numeric)
     unknown = [f for f in numeric if f not in features]
@@ -164,14 +163,17 @@ def _cell_distance_coordinates(
     return np.stack(columns, axis=1), np.asarray(is_numeric)
 
 
-def _d_swap(a: np.ndarray, b: np.ndarray, is_numeric: np.ndarray) -> np.ndarray:
+def _d_swap(a: FloatArray, b: FloatArray, is_numeric: BoolArray) -> FloatArray:
     """d_swap between rows of ``a`` and ``b`` (broadcast), as in the appendix."""
     diff = np.abs(a - b)
-    return np.where(is_numeric, diff, diff > 0).sum(axis=-1)
+    distance: FloatArray = np.where(is_numeric, diff, diff > 0).sum(axis=-1)
+    return distance
 
 
 # ------------------------------------------------------------------ traditional
-def _check_common(hist, qi, rate, rng, reps):
+def _check_common(
+    hist: Histogram, qi: object, rate: object, rng: object, reps: object
+) -> tuple[tuple[str, ...], float, np.random.Generator, int]:
     qi = _qi_tuple(hist, qi)
     rate = check_probability(rate, "rate", open_low=False)
     rng = check_rng(rng)
@@ -189,7 +191,7 @@ def swapping(
     features: Sequence[str] | None = None,
     numeric: Sequence[str] = (),
     attributes: Sequence[str] | None = None,
-) -> np.ndarray:
+) -> IntArray:
     """Traditional nearest-neighbour swapping, released histogram counts ``(reps, n_cells)``.
 
     Parameters
@@ -217,14 +219,14 @@ def swapping(
 
 def swapping_chunks(
     records_or_histogram: Histogram | pd.DataFrame,
-    chunks: Sequence[tuple[int, np.random.Generator]],
+    chunks: Chunks,
     *,
     qi: Sequence[str] = PAPER_QI,
     rate: float,
     features: Sequence[str] | None = None,
     numeric: Sequence[str] = (),
     attributes: Sequence[str] | None = None,
-) -> np.ndarray:
+) -> IntArray:
     """:func:`swapping` of several ``(reps, rng)`` chunks at once, rows concatenated.
 
     Equal, bit for bit, to ``np.concatenate([swapping(..., rng=rng, reps=reps) for reps, rng
@@ -243,7 +245,14 @@ def swapping_chunks(
     return _swapping_chunks(hist, qi_t, rate_t, checked, features, numeric)
 
 
-def _swapping_chunks(hist, qi, rate, chunks, features, numeric) -> np.ndarray:
+def _swapping_chunks(
+    hist: Histogram,
+    qi: tuple[str, ...],
+    rate: float,
+    chunks: Chunks,
+    features: Sequence[str] | None,
+    numeric: Sequence[str],
+) -> IntArray:
     features = _distance_features(hist, qi, features)
     coords, is_numeric = _cell_distance_coordinates(hist, features, numeric)
     counts = hist.counts
@@ -277,7 +286,7 @@ def swapping_reference(
     features: Sequence[str] | None = None,
     numeric: Sequence[str] = (),
     attributes: Sequence[str] | None = None,
-) -> np.ndarray:
+) -> IntArray:
     """The appendix algorithm record by record (slow; for tests and benchmarks).
 
     Same arguments and output as :func:`swapping`, except that ``features`` may be any
@@ -327,7 +336,7 @@ def dp_swapping(
     reps: int = 1,
     unit: str = "cell",
     attributes: Sequence[str] | None = None,
-) -> np.ndarray:
+) -> IntArray:
     """DP swapping, released histogram counts of shape ``(reps, n_cells)``.
 
     Parameters
@@ -359,7 +368,9 @@ def dp_swapping(
     return hist.from_qi_matrix(qi, released)
 
 
-def _dp_swapping_cells(matrix: np.ndarray, gamma: float, rng, reps: int) -> np.ndarray:
+def _dp_swapping_cells(
+    matrix: IntArray, gamma: float, rng: np.random.Generator, reps: int
+) -> IntArray:
     n_groups, n_q = matrix.shape
     g_idx, q_idx = np.nonzero(matrix)
     size = (reps, g_idx.size)
@@ -372,7 +383,9 @@ def _dp_swapping_cells(matrix: np.ndarray, gamma: float, rng, reps: int) -> np.n
     return out.reshape(reps, n_groups, n_q).astype(np.int64)
 
 
-def _dp_swapping_records(matrix: np.ndarray, gamma: float, rng, reps: int) -> np.ndarray:
+def _dp_swapping_records(
+    matrix: IntArray, gamma: float, rng: np.random.Generator, reps: int
+) -> IntArray:
     n_groups, n_q = matrix.shape
     out = np.zeros((reps, n_groups, n_q), dtype=np.int64)
     moved = (1.0 - gamma) / (n_q - 1)

@@ -12,8 +12,8 @@ at=..., **params)``; ``params`` are the record's parameters and its ``fixed`` ke
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
+from dadp_lite._types import FloatArray, FloatOrArray
 from dadp_lite.histogram import Histogram, NeighbourPair
 
 __all__ = ["bound", "make_pair", "need_cells", "profile_points", "shaped_like"]
@@ -33,11 +33,11 @@ def need_cells(histogram: Histogram, n: int) -> None:
         raise ValueError(f"the universe needs at least {n} cells, has {histogram.n_cells}")
 
 
-def profile_points(epsilon: float | None, where: object) -> npt.NDArray[np.float64]:
+def profile_points(epsilon: float | None, where: object) -> FloatArray:
     """Where a privacy profile is evaluated: ``where``, or ``epsilon`` when it is None."""
     return np.asarray(epsilon if where is None else where, dtype=float)
 
 
-def shaped_like(where: npt.NDArray[np.float64], value: float) -> float | npt.NDArray[np.float64]:
+def shaped_like(where: FloatArray, value: float) -> FloatOrArray:
     """``value`` as a float, or an array of it shaped like ``where``."""
     return float(value) if where.ndim == 0 else np.full(where.shape, float(value))

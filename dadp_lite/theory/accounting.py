@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 import numpy as np
+import numpy.typing as npt
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.pld import privacy_loss_mechanism as plm
 from scipy import special, stats
 
+from dadp_lite._types import FloatArray, FloatOrArray, IntArray
 from dadp_lite._validate import check_epsilon, check_epsilons, check_positive_int, check_probability
 from dadp_lite.definitions import ADJACENCIES
 from dadp_lite.theory.privacy import exact_delta
@@ -84,9 +86,10 @@ def pld_error_bound(adjacency: str) -> float:
     return n_unit_shifts(adjacency) * VALUE_DISCRETIZATION_INTERVAL + 1e-14
 
 
-def _shaped(eps: np.ndarray, values: np.ndarray) -> float | np.ndarray:
-    values = np.clip(np.asarray(values, dtype=float).reshape(eps.shape), 0.0, 1.0)
-    return float(values) if eps.ndim == 0 else values
+def _shaped(eps: FloatArray, values: npt.ArrayLike) -> FloatOrArray:
+    """``values`` clipped to [0, 1], as a float (0-d ``eps``) or in ``eps``'s shape."""
+    clipped: FloatArray = np.clip(np.asarray(values, dtype=float).reshape(eps.shape), 0.0, 1.0)
+    return float(clipped) if eps.ndim == 0 else clipped
 
 
 @functools.lru_cache(maxsize=64)
@@ -103,7 +106,11 @@ def _composed_pld(kind: str, parameter: float, times: int) -> pld_lib.PrivacyLos
     return single if times == 1 else single.self_compose(times)
 
 
-def laplace_histogram_delta(epsilon, *, scale: float, adjacency: str) -> float | np.ndarray:
+@overload
+def laplace_histogram_delta(epsilon: float, *, scale: float, adjacency: str) -> float: ...
+@overload
+def laplace_histogram_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray: ...
+def laplace_histogram_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray:
     """Tight delta of the Laplace histogram mechanism ``x + Lap(scale)`` per cell.
 
     ``"add_remove"``: analytic (``dp_accounting`` LaplacePrivacyLoss); ``"replace"``: PLD
@@ -119,7 +126,11 @@ def laplace_histogram_delta(epsilon, *, scale: float, adjacency: str) -> float |
     return _shaped(eps, values)
 
 
-def gaussian_histogram_delta(epsilon, *, sigma: float, adjacency: str) -> float | np.ndarray:
+@overload
+def gaussian_histogram_delta(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
+@overload
+def gaussian_histogram_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray: ...
+def gaussian_histogram_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray:
     """Tight delta of the Gaussian histogram mechanism ``x + N(0, sigma^2)`` per cell.
 
     Two unit shifts in different coordinates are one shift of Euclidean length sqrt(2), so
@@ -132,9 +143,15 @@ def gaussian_histogram_delta(epsilon, *, sigma: float, adjacency: str) -> float 
     return _shaped(eps, loss.get_delta_for_epsilon(eps.ravel()))
 
 
+@overload
+def discrete_gaussian_histogram_delta(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
+@overload
 def discrete_gaussian_histogram_delta(
-    epsilon, *, sigma: float, adjacency: str
-) -> float | np.ndarray:
+    epsilon: object, *, sigma: float, adjacency: str
+) -> FloatOrArray: ...
+def discrete_gaussian_histogram_delta(
+    epsilon: object, *, sigma: float, adjacency: str
+) -> FloatOrArray:
     """Tight delta of ``x + N_Z(0, sigma^2)`` per cell (pmf ~ exp(-z^2 / (2 sigma^2)) on Z).
 
     ``sigma`` is the discrete Gaussian's parameter, not its standard deviation.
@@ -155,9 +172,17 @@ def _check_rr(n_outcomes: object, keep_probability: object) -> tuple[int, float]
     return n, keep
 
 
+@overload
 def randomized_response_delta(
-    epsilon, *, n_outcomes: int, keep_probability: float
-) -> float | np.ndarray:
+    epsilon: float, *, n_outcomes: int, keep_probability: float
+) -> float: ...
+@overload
+def randomized_response_delta(
+    epsilon: object, *, n_outcomes: int, keep_probability: float
+) -> FloatOrArray: ...
+def randomized_response_delta(
+    epsilon: object, *, n_outcomes: int, keep_probability: float
+) -> FloatOrArray:
     """Tight delta of k-ary randomized response (replace-the-value adjacency, one record).
 
     The true value is kept with probability ``keep_probability``, otherwise one of the other
@@ -185,7 +210,11 @@ def _rr_pld(n: int, noise: float) -> pld_lib.PrivacyLossDistribution:
 # ---------------------------------------------------------------- closed forms
 
 
-def laplace_delta_closed_form(epsilon, *, scale: float, adjacency: str) -> float | np.ndarray:
+@overload
+def laplace_delta_closed_form(epsilon: float, *, scale: float, adjacency: str) -> float: ...
+@overload
+def laplace_delta_closed_form(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray: ...
+def laplace_delta_closed_form(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray:
     """Exact delta of the Laplace histogram mechanism, by hand (c = 1 / scale).
 
     One shift: ``1 - exp((eps - c) / 2)`` for eps < c, else 0. Two shifts (replace):
@@ -201,7 +230,13 @@ def laplace_delta_closed_form(epsilon, *, scale: float, adjacency: str) -> float
     return _shaped(eps, values)
 
 
-def gaussian_delta_closed_form(epsilon, *, sigma: float, adjacency: str) -> float | np.ndarray:
+@overload
+def gaussian_delta_closed_form(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
+@overload
+def gaussian_delta_closed_form(
+    epsilon: object, *, sigma: float, adjacency: str
+) -> FloatOrArray: ...
+def gaussian_delta_closed_form(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray:
     """Balle-Wang analytic delta: ``Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D)``.
 
     D = 1 (add/remove) or sqrt(2) (replace) is the Euclidean length of the shift.
@@ -217,7 +252,7 @@ def gaussian_delta_closed_form(epsilon, *, sigma: float, adjacency: str) -> floa
 
 def randomized_response_distributions(
     n_outcomes: int, keep_probability: float
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[FloatArray, FloatArray]:
     """Output pmfs of k-ary randomized response on true values 0 and 1 (neighbours)."""
     n, keep = _check_rr(n_outcomes, keep_probability)
     other = (1.0 - keep) / (n - 1)
@@ -227,9 +262,17 @@ def randomized_response_distributions(
     return p, q
 
 
+@overload
 def randomized_response_delta_closed_form(
-    epsilon, *, n_outcomes: int, keep_probability: float
-) -> float | np.ndarray:
+    epsilon: float, *, n_outcomes: int, keep_probability: float
+) -> float: ...
+@overload
+def randomized_response_delta_closed_form(
+    epsilon: object, *, n_outcomes: int, keep_probability: float
+) -> FloatOrArray: ...
+def randomized_response_delta_closed_form(
+    epsilon: object, *, n_outcomes: int, keep_probability: float
+) -> FloatOrArray:
     """Exact delta of k-ary RR: ``max(0, a - e^eps b, b - e^eps a)``, a = keep, b = (1-a)/(n-1)."""
     eps = check_epsilons(epsilon, allow_zero=True)
     n, keep = _check_rr(n_outcomes, keep_probability)
@@ -244,7 +287,7 @@ def randomized_response_delta_closed_form(
 # ---------------------------------------------------------------- exact enumeration
 
 
-def discrete_gaussian_pmf(sigma: float, bound: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def discrete_gaussian_pmf(sigma: float, bound: int | None = None) -> tuple[IntArray, FloatArray]:
     """Support ``-bound..bound`` and pmf of N_Z(0, sigma^2) truncated there and renormalised.
 
     The default bound ``ceil(12 sigma) + 1`` leaves out mass below exp(-72) ~ 5e-32.
@@ -261,7 +304,7 @@ def discrete_gaussian_pmf(sigma: float, bound: int | None = None) -> tuple[np.nd
 
 def discrete_gaussian_output_pair(
     sigma: float, adjacency: str, bound: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[FloatArray, FloatArray]:
     """Output pmfs (P, Q) of the discrete Gaussian histogram mechanism on two neighbours.
 
     Only the changed cells matter. ``"add_remove"``: one cell, P = N_Z(0), Q = N_Z(1) on a
@@ -281,9 +324,17 @@ def discrete_gaussian_output_pair(
     return p / p.sum(), q / q.sum()
 
 
+@overload
 def discrete_gaussian_delta_enumerated(
-    epsilon, *, sigma: float, adjacency: str
-) -> float | np.ndarray:
+    epsilon: float, *, sigma: float, adjacency: str
+) -> float: ...
+@overload
+def discrete_gaussian_delta_enumerated(
+    epsilon: object, *, sigma: float, adjacency: str
+) -> FloatOrArray: ...
+def discrete_gaussian_delta_enumerated(
+    epsilon: object, *, sigma: float, adjacency: str
+) -> FloatOrArray:
     """Exact delta of the discrete Gaussian histogram mechanism by enumerating outputs.
 
     ``"replace"`` with a noise scale whose 2-d grid of outputs is too large to hold
@@ -348,19 +399,21 @@ def _replace_delta_by_loss(sigma: float, epsilons: np.ndarray) -> np.ndarray:
 class BinnedBounds(NamedTuple):
     """Certified bounds from binning a continuous output (each array has epsilon's shape)."""
 
-    delta_lower: float | np.ndarray
-    delta_upper: float | np.ndarray
-    lemma_lower: float | np.ndarray
-    lemma_upper: float | np.ndarray
+    delta_lower: FloatOrArray
+    delta_upper: FloatOrArray
+    lemma_lower: FloatOrArray
+    lemma_upper: FloatOrArray
 
 
-def _binned_coordinate(noise: str, scale: float, n_bins: int):
+def _binned_coordinate(
+    noise: str, scale: float, n_bins: int
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Per-bin masses under P (noise at 0) and Q (at 1) and the range of the loss ln(p/q)."""
     if noise == "laplace":
         edges = np.concatenate([[-np.inf], np.linspace(0.0, 1.0, n_bins + 1), [np.inf]])
         dist = stats.laplace(scale=scale)
 
-        def loss(o):
+        def loss(o: FloatArray) -> FloatArray:
             return (np.abs(o - 1.0) - np.abs(o)) / scale
 
         clipped = np.clip(edges, 0.0, 1.0)  # loss is constant outside [0, 1]
@@ -380,7 +433,7 @@ def _binned_coordinate(noise: str, scale: float, n_bins: int):
 
 
 def binned_privacy_bounds(
-    epsilon, *, noise: str, scale: float, adjacency: str, n_bins: int = 400
+    epsilon: object, *, noise: str, scale: float, adjacency: str, n_bins: int = 400
 ) -> BinnedBounds:
     """Certified bounds on the exact delta and on the lemma's delta P(loss > eps).
 

@@ -20,11 +20,12 @@ counts >= 0, post-processing that can only lower a delta.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
-import numpy.typing as npt
 from scipy import special
 
+from dadp_lite._types import FloatArray, FloatOrArray
 from dadp_lite._validate import check_counts, check_epsilon, check_epsilons, check_grid
 from dadp_lite.definitions import discrete_gaussian_sigma, laplace_scale
 from dadp_lite.histogram import Histogram, NeighbourPair
@@ -62,17 +63,17 @@ __all__ = [
 ]
 
 
-def _laplace_inputs(counts: object, epsilon: float) -> tuple[np.ndarray, float]:
+def _laplace_inputs(counts: object, epsilon: float) -> tuple[FloatArray, float]:
     return check_counts(counts).astype(float), 2.0 / check_epsilon(epsilon)
 
 
-def projected_laplace_bias(counts: object, *, epsilon: float) -> np.ndarray:
+def projected_laplace_bias(counts: object, *, epsilon: float) -> FloatArray:
     """Per-cell bias ``E[max(x + Lap(2/eps), 0)] - x = (b/2) exp(-x/b)``, ``b = 2/eps``."""
     x, b = _laplace_inputs(counts, epsilon)
     return 0.5 * b * np.exp(-x / b)
 
 
-def projected_laplace_variance(counts: object, *, epsilon: float) -> np.ndarray:
+def projected_laplace_variance(counts: object, *, epsilon: float) -> FloatArray:
     """Per-cell variance of ``max(x + Lap(b), 0)``.
 
     ``2b^2 - b^2 e^{-x/b} - x b e^{-x/b} - (b^2/4) e^{-2x/b}`` (``3b^2/4`` at ``x = 0``).
@@ -82,14 +83,14 @@ def projected_laplace_variance(counts: object, *, epsilon: float) -> np.ndarray:
     return 2 * b**2 - b**2 * decay - x * b * decay - 0.25 * b**2 * decay**2
 
 
-def _log_mgf_arguments(counts: object, t: object) -> tuple[np.ndarray, np.ndarray]:
+def _log_mgf_arguments(counts: object, t: object) -> tuple[FloatArray, FloatArray]:
     """Counts as a column ``(m, 1)`` and ``t`` broadcast against it, ``(m, T)``."""
     x = check_counts(counts, ndim=1).astype(float)[:, None]
     t_arr = check_grid(t)
     return x, np.broadcast_to(t_arr, (x.shape[0], t_arr.shape[-1]))
 
 
-def projected_laplace_log_mgf(counts: object, t: object, *, epsilon: float) -> np.ndarray:
+def projected_laplace_log_mgf(counts: object, t: object, *, epsilon: float) -> FloatArray:
     """``log E[exp(t max(x + eta, 0))]``, ``eta ~ Lap(b)``, ``b = 2/eps``, for ``t < 1/b``.
 
     ``counts`` has shape ``(m,)``; ``t`` is a grid ``(T,)`` or one row per count
@@ -109,10 +110,11 @@ def projected_laplace_log_mgf(counts: object, t: object, *, epsilon: float) -> n
         log_middle = np.maximum(t_arr * x, -x / b) + np.log(x * h / (2 * b))
     terms = np.stack([np.broadcast_to(math.log(0.5) - x / b, t_arr.shape), log_middle,
                       t_arr * x - np.log(2 * (1 - b * t_arr))])  # fmt: skip
-    return special.logsumexp(terms, axis=0)
+    log_mgf: FloatArray = special.logsumexp(terms, axis=0)
+    return log_mgf
 
 
-def projected_discrete_gaussian_log_mgf(counts: object, t: object, *, sigma: float) -> np.ndarray:
+def projected_discrete_gaussian_log_mgf(counts: object, t: object, *, sigma: float) -> FloatArray:
     """``log E[exp(t max(x + Z, 0))]``, ``Z ~ N_Z(0, sigma^2)``; shapes as in
     :func:`projected_laplace_log_mgf`.
 
@@ -142,7 +144,7 @@ def projected_discrete_gaussian_log_mgf(counts: object, t: object, *, sigma: flo
 
 def projected_rounded_laplace_moments(
     counts: object, *, epsilon: float
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[FloatArray, FloatArray]:
     """Per-cell bias and variance of ``max(round(x + Lap(b)), 0)``, ``b = 2/eps``, integer x.
 
     ``J = round(eta)`` is two-sided geometric: ``P(J = j) = (e^{-(|j|-1/2)/b} -
@@ -209,7 +211,11 @@ def expected_empirical_alpha(bias: object, se: object, *, grid: int = 4001) -> f
     return float(e_max - e_min)
 
 
-def zcdp_delta(epsilon, *, rho) -> float | np.ndarray:
+@overload
+def zcdp_delta(epsilon: float, *, rho: float) -> float: ...
+@overload
+def zcdp_delta(epsilon: object, *, rho: object) -> FloatOrArray: ...
+def zcdp_delta(epsilon: object, *, rho: object) -> FloatOrArray:
     """delta solving ``epsilon = rho + 2 sqrt(rho log(1/delta))`` (1 where ``epsilon <= rho``).
 
     ``rho`` may be an array broadcasting against ``epsilon``. This is the rho-zCDP ->
@@ -217,19 +223,29 @@ def zcdp_delta(epsilon, *, rho) -> float | np.ndarray:
     the paper's statement is this with ``rho = epsilon^2 / 2`` (see
     :func:`discrete_gaussian_delta_as_printed`).
     """
-    rho_values = np.asarray(rho, dtype=float)
+    rho_values: FloatArray = np.asarray(rho, dtype=float)
     if not np.all(np.isfinite(rho_values)) or np.any(rho_values <= 0):
         raise ValueError(f"rho must be finite and > 0, got {rho!r}")
     return _conversion(check_epsilons(epsilon, allow_zero=True), rho_values)
 
 
-def _conversion(eps: np.ndarray, rho: float | np.ndarray) -> float | np.ndarray:
+def _conversion(eps: FloatArray, rho: FloatOrArray) -> FloatOrArray:
     gap = np.maximum(eps - rho, 0.0)
-    delta = np.where(eps > rho, np.exp(-(gap**2) / (4 * rho)), 1.0)
+    delta: FloatArray = np.where(eps > rho, np.exp(-(gap**2) / (4 * rho)), 1.0)
     return float(delta) if np.ndim(delta) == 0 else delta
 
 
-def discrete_gaussian_delta_as_printed(epsilon, *, noise_epsilon=None) -> float | np.ndarray:
+@overload
+def discrete_gaussian_delta_as_printed(
+    epsilon: float, *, noise_epsilon: float | None = None
+) -> float: ...
+@overload
+def discrete_gaussian_delta_as_printed(
+    epsilon: object, *, noise_epsilon: object | None = None
+) -> FloatOrArray: ...
+def discrete_gaussian_delta_as_printed(
+    epsilon: object, *, noise_epsilon: object | None = None
+) -> FloatOrArray:
     """The paper's statement solved for delta: ``eps = e^2/2 + e sqrt(2 log(1/delta))``.
 
     ``e`` is the epsilon of the noise ``N_Z(0, 4/e^2)`` (``noise_epsilon``; defaults to the
@@ -259,7 +275,11 @@ def discrete_gaussian_vacuous_from(gap: float) -> float:
     return max(0.0, 2.0 - 2.0 * math.sqrt(-2.0 * math.log1p(-gap)))
 
 
-def discrete_gaussian_delta_table_reading(epsilon) -> float | np.ndarray:
+@overload
+def discrete_gaussian_delta_table_reading(epsilon: float) -> float: ...
+@overload
+def discrete_gaussian_delta_table_reading(epsilon: object) -> FloatOrArray: ...
+def discrete_gaussian_delta_table_reading(epsilon: object) -> FloatOrArray:
     """The reading that reproduces the discrete Gaussian delta column of Tables 1-3: the
     zCDP conversion with ``rho = epsilon / 10``.
 
@@ -271,7 +291,11 @@ def discrete_gaussian_delta_table_reading(epsilon) -> float | np.ndarray:
     return zcdp_delta(eps, rho=eps / 10)
 
 
-def discrete_gaussian_table_sigma(epsilon) -> float | np.ndarray:
+@overload
+def discrete_gaussian_table_sigma(epsilon: float) -> float: ...
+@overload
+def discrete_gaussian_table_sigma(epsilon: object) -> FloatOrArray: ...
+def discrete_gaussian_table_sigma(epsilon: object) -> FloatOrArray:
     """The noise scale that the printed discrete Gaussian delta column implies:
     ``sigma = sqrt(20 / epsilon)`` (variance ``20 / epsilon``, the reading of
     :func:`discrete_gaussian_delta_table_reading`), against the text's ``2 / epsilon``."""
@@ -279,7 +303,7 @@ def discrete_gaussian_table_sigma(epsilon) -> float | np.ndarray:
     return np.sqrt(20 / eps) if np.ndim(eps) else float(np.sqrt(20 / eps))
 
 
-def projected_discrete_gaussian_bias(counts: object, *, sigma: float) -> np.ndarray:
+def projected_discrete_gaussian_bias(counts: object, *, sigma: float) -> FloatArray:
     """Per-cell bias ``E[max(x + Z, 0)] - x = sum_{z < -x} (-x - z) P(Z = z)``, Z ~ N_Z(0, s^2).
 
     Summed over the pmf of :func:`dadp_lite.theory.accounting.discrete_gaussian_pmf`
@@ -289,11 +313,11 @@ def projected_discrete_gaussian_bias(counts: object, *, sigma: float) -> np.ndar
     support, pmf = discrete_gaussian_pmf(sigma)
     values, inverse = np.unique(x, return_inverse=True)
     shortfall = np.maximum(-values[:, None] - support[None, :], 0)
-    return (shortfall * pmf[None, :]).sum(axis=1)[inverse]
+    bias: FloatArray = (shortfall * pmf[None, :]).sum(axis=1)[inverse]
+    return bias
 
 
 # ------------------------------------------------- the registry's answers (histogram first)
-FloatArray = npt.NDArray[np.float64]
 
 
 def _shift_adjacency(x: Histogram, x_prime: Histogram) -> str:
@@ -356,12 +380,12 @@ def pair_delta_laplace(
     epsilon: float,
     at: object = None,
     project: bool = True,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Closed form for unprojected Laplace (projection can only lower it)."""
     adjacency = _shift_adjacency(x, x_prime)
     scale = laplace_scale(epsilon)
     where = profile_points(epsilon, at)
-    value: float | FloatArray = accounting.laplace_delta_closed_form(
+    value: FloatOrArray = accounting.laplace_delta_closed_form(
         where, scale=scale, adjacency=adjacency
     )
     return value
@@ -417,7 +441,7 @@ def pair_delta_discrete_gaussian(
     epsilon: float,
     at: object = None,
     project: bool = True,
-) -> float | FloatArray:
+) -> FloatOrArray:
     """Exact enumeration for the unprojected discrete Gaussian (projection can only lower
     it)."""
     adjacency = _shift_adjacency(x, x_prime)

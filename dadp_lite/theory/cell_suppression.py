@@ -40,11 +40,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
+from dadp_lite._types import FloatArray, FloatOrArray, IntArray
 from dadp_lite._validate import (
     check_choice,
     check_counts,
@@ -122,17 +126,18 @@ def check_variant(variant: object) -> str:
 
 
 # --------------------------------------------------------------------------- helpers
-def laplace_cdf(t: object, scale: float) -> np.ndarray:
+def laplace_cdf(t: object, scale: float) -> FloatArray:
     """CDF of a centred Laplace(scale) at ``t`` (accurate in both tails)."""
     t = np.asarray(t, dtype=float)
-    return np.where(
+    cdf: FloatArray = np.where(
         t < 0,
         0.5 * np.exp(np.minimum(t, 0) / scale),
         -0.5 * np.expm1(-np.maximum(t, 0) / scale) + 0.5,
     )
+    return cdf
 
 
-def _laplace_sf(t: np.ndarray, scale: float) -> np.ndarray:
+def _laplace_sf(t: npt.ArrayLike, scale: float) -> FloatArray:
     """Survival function P(L > t) of a centred Laplace(scale)."""
     return laplace_cdf(-np.asarray(t, dtype=float), scale)
 
@@ -147,7 +152,7 @@ def _check_adjacency(adjacency: object) -> str:
     return str(adjacency)
 
 
-def suppression_probabilities(counts: object, *, k: float, epsilon: float) -> np.ndarray:
+def suppression_probabilities(counts: object, *, k: float, epsilon: float) -> FloatArray:
     """The paper's vector ``p``: ``p_i = P(x_i + eta_i < k)`` with ``eta_i ~ Lap(2/eps)``.
 
     By symmetry of the Laplace law this is also ``P(x_i < k~)`` for the noisy threshold,
@@ -159,7 +164,7 @@ def suppression_probabilities(counts: object, *, k: float, epsilon: float) -> np
     return laplace_cdf(k - x, laplace_scale(epsilon))
 
 
-def threshold_interval_probabilities(k: float, epsilon: float, top: int) -> np.ndarray:
+def threshold_interval_probabilities(k: float, epsilon: float, top: int) -> FloatArray:
     """P(k~ in (j, j+1)) for j = -1 (meaning (-inf, 0)), 0, ..., top-1, then (top, inf).
 
     ``k~ = k + Lap(2/eps)``; the result has ``top + 2`` entries summing to 1.
@@ -175,15 +180,17 @@ def threshold_interval_probabilities(k: float, epsilon: float, top: int) -> np.n
     return np.concatenate([[cdf[0]], np.maximum(inner, 0.0), [sf[-1]]])
 
 
-def _dp_delta_inputs(epsilon: object) -> tuple[np.ndarray, bool]:
+def _dp_delta_inputs(epsilon: object) -> tuple[FloatArray, bool]:
     eps = check_epsilons(epsilon)
     return np.atleast_1d(eps), eps.ndim == 0
 
 
 # --------------------------------------------------------------------------- privacy
-def dp_cell_suppression_delta_as_printed(
-    epsilon: object, k: float, bound: int
-) -> float | np.ndarray:
+@overload
+def dp_cell_suppression_delta_as_printed(epsilon: float, k: float, bound: int) -> float: ...
+@overload
+def dp_cell_suppression_delta_as_printed(epsilon: object, k: float, bound: int) -> FloatOrArray: ...
+def dp_cell_suppression_delta_as_printed(epsilon: object, k: float, bound: int) -> FloatOrArray:
     """The privacy theorem's ``delta = 1 - exp(-epsilon (B - k)) / 4`` exactly as printed.
 
     The theorem assumes ``k < B``; the formula is returned for any inputs. ``epsilon`` may
@@ -205,7 +212,9 @@ def _per_cell_cell_distribution(count: int, k: float, epsilon: float) -> dict[fl
     return law
 
 
-def _product_pair(cells_p: list[dict], cells_q: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+def _product_pair(
+    cells_p: list[dict[float, float]], cells_q: list[dict[float, float]]
+) -> tuple[FloatArray, FloatArray]:
     """Joint laws of independent differing cells as aligned probability vectors."""
     p_vec, q_vec = np.ones(1), np.ones(1)
     for law_p, law_q in zip(cells_p, cells_q, strict=True):
@@ -216,7 +225,13 @@ def _product_pair(cells_p: list[dict], cells_q: list[dict]) -> tuple[np.ndarray,
     return p_vec, q_vec
 
 
-def _per_cell_pairs(bound: int, adjacency: str):
+#: A pair of neighbouring count vectors (the differing cells, or whole histograms).
+_CountsPair = tuple[tuple[int, ...], tuple[int, ...]]
+#: The largest delta found and the pair attaining it.
+_Worst = tuple[float, tuple[int, ...], tuple[int, ...]]
+
+
+def _per_cell_pairs(bound: int, adjacency: str) -> Iterator[_CountsPair]:
     """Counts of the differing cells in D and D' (one cell for add/remove, two for replace)."""
     if adjacency == "add_remove":
         for c in range(bound):
@@ -226,8 +241,8 @@ def _per_cell_pairs(bound: int, adjacency: str):
             yield (a, b), (a - 1, b + 1)
 
 
-def _per_cell_worst(eps: float, k: float, bound: int, adjacency: str) -> tuple[float, tuple, tuple]:
-    best = (-1.0, (), ())
+def _per_cell_worst(eps: float, k: float, bound: int, adjacency: str) -> _Worst:
+    best: _Worst = (-1.0, (), ())
     for cells, cells_prime in _per_cell_pairs(bound, adjacency):
         p, q = _product_pair(
             [_per_cell_cell_distribution(c, k, eps) for c in cells],
@@ -239,14 +254,14 @@ def _per_cell_worst(eps: float, k: float, bound: int, adjacency: str) -> tuple[f
     return best
 
 
-def _noisy_threshold_outputs(x: np.ndarray, top: int) -> np.ndarray:
+def _noisy_threshold_outputs(x: IntArray, top: int) -> IntArray:
     """Output vector for each threshold interval j = -1..top-1 (rows); tail excluded."""
     j = np.arange(-1, top)[:, None]
     return np.where(x[None, :] <= j, np.floor(j / 2), x[None, :]).astype(np.int64)
 
 
 def _noisy_threshold_pair_delta(
-    x: np.ndarray, y: np.ndarray, probs: np.ndarray, top: int, eps: float
+    x: IntArray, y: IntArray, probs: FloatArray, top: int, eps: float
 ) -> float:
     outputs = np.concatenate([_noisy_threshold_outputs(x, top), _noisy_threshold_outputs(y, top)])
     base = int(outputs.max()) + 1  # entries lie in 0..bound: encode each row as one integer
@@ -262,7 +277,7 @@ def _noisy_threshold_pair_delta(
     return float(max(np.maximum(p - scale * q, 0).sum(), np.maximum(q - scale * p, 0).sum()))
 
 
-def _neighbours_within(x: np.ndarray, adjacency: str, bound: int):
+def _neighbours_within(x: IntArray, adjacency: str, bound: int) -> Iterator[IntArray]:
     n = x.size
     if adjacency == "add_remove":
         for i in range(n):
@@ -280,10 +295,12 @@ def _neighbours_within(x: np.ndarray, adjacency: str, bound: int):
             yield y
 
 
-def _noisy_threshold_worst(eps: float, k: float, bound: int, adjacency: str, n_cells: int):
+def _noisy_threshold_worst(
+    eps: float, k: float, bound: int, adjacency: str, n_cells: int
+) -> _Worst:
     top = 2 * (bound + 1)  # beyond it floor(k~/2) exceeds every count
     probs = threshold_interval_probabilities(k, eps, top)
-    best = (-1.0, (), ())
+    best: _Worst = (-1.0, (), ())
     histograms = histograms_up_to(n_cells, bound)
     # the mechanism treats cells symmetrically: one representative per multiset suffices
     histograms = histograms[np.all(np.diff(histograms, axis=1) >= 0, axis=1)]
@@ -295,9 +312,13 @@ def _noisy_threshold_worst(eps: float, k: float, bound: int, adjacency: str, n_c
     return best
 
 
+@overload
+def dp_cell_suppression_log10_gap_as_printed(epsilon: float, k: float, bound: int) -> float: ...
+@overload
 def dp_cell_suppression_log10_gap_as_printed(
     epsilon: object, k: float, bound: int
-) -> float | np.ndarray:
+) -> FloatOrArray: ...
+def dp_cell_suppression_log10_gap_as_printed(epsilon: object, k: float, bound: int) -> FloatOrArray:
     """``log10(1 - delta)`` of the printed delta, ``(ln(1/4) - eps (B - k)) / ln 10``.
 
     On real tables ``1 - delta`` underflows double precision (``B`` is hundreds of
@@ -351,6 +372,17 @@ def dp_cell_suppression_worst_case(
     return WorstCase(delta, x, y)
 
 
+@overload
+def dp_cell_suppression_exact_delta(
+    epsilon: float,
+    *,
+    k: float,
+    bound: int,
+    adjacency: str = "replace",
+    variant: str = "per_cell",
+    n_cells: int = 3,
+) -> float: ...
+@overload
 def dp_cell_suppression_exact_delta(
     epsilon: object,
     *,
@@ -359,7 +391,16 @@ def dp_cell_suppression_exact_delta(
     adjacency: str = "replace",
     variant: str = "per_cell",
     n_cells: int = 3,
-) -> float | np.ndarray:
+) -> FloatOrArray: ...
+def dp_cell_suppression_exact_delta(
+    epsilon: object,
+    *,
+    k: float,
+    bound: int,
+    adjacency: str = "replace",
+    variant: str = "per_cell",
+    n_cells: int = 3,
+) -> FloatOrArray:
     """Exact worst-case delta (see :func:`dp_cell_suppression_worst_case`); ``epsilon``
     may be an array (the mechanism's noise changes with it, so each value is enumerated)."""
     eps, scalar = _dp_delta_inputs(epsilon)
@@ -374,9 +415,17 @@ def dp_cell_suppression_exact_delta(
     return float(deltas[0]) if scalar else deltas
 
 
+@overload
+def dp_cell_suppression_delta_closed_form(
+    epsilon: float, *, k: float, bound: int, adjacency: str = "replace", variant: str = "per_cell"
+) -> float: ...
+@overload
 def dp_cell_suppression_delta_closed_form(
     epsilon: object, *, k: float, bound: int, adjacency: str = "replace", variant: str = "per_cell"
-) -> float | np.ndarray:
+) -> FloatOrArray: ...
+def dp_cell_suppression_delta_closed_form(
+    epsilon: object, *, k: float, bound: int, adjacency: str = "replace", variant: str = "per_cell"
+) -> FloatOrArray:
     """Our closed form of the exact worst-case delta (derived in the privacy chapter).
 
     * per cell, replace: ``1 - exp(-eps (B - k - 1/2)) / 4`` (needs ``k <= B - 1``);
@@ -401,7 +450,9 @@ def dp_cell_suppression_delta_closed_form(
     return float(delta[0]) if scalar else delta
 
 
-def _pair_laws(x: np.ndarray, y: np.ndarray, k: float, epsilon: float, variant: str):
+def _pair_laws(
+    x: IntArray, y: IntArray, k: float, epsilon: float, variant: str
+) -> tuple[FloatArray, FloatArray]:
     """Output laws (P, Q) of the cells that matter, as aligned probability vectors."""
     if variant == "per_cell":  # independent cells: only those that differ matter
         differ = np.flatnonzero(x != y)
@@ -421,6 +472,17 @@ def _pair_laws(x: np.ndarray, y: np.ndarray, k: float, epsilon: float, variant: 
     return p, q
 
 
+@overload
+def dp_cell_suppression_pair_delta(
+    x: object,
+    x_prime: object,
+    *,
+    k: float,
+    epsilon: float,
+    variant: str = "per_cell",
+    at: float | None = None,
+) -> float: ...
+@overload
 def dp_cell_suppression_pair_delta(
     x: object,
     x_prime: object,
@@ -429,7 +491,16 @@ def dp_cell_suppression_pair_delta(
     epsilon: float,
     variant: str = "per_cell",
     at: object = None,
-) -> float | np.ndarray:
+) -> FloatOrArray: ...
+def dp_cell_suppression_pair_delta(
+    x: object,
+    x_prime: object,
+    *,
+    k: float,
+    epsilon: float,
+    variant: str = "per_cell",
+    at: object = None,
+) -> FloatOrArray:
     """Exact delta (both orders) between the releases on two given histograms.
 
     The mechanism's noise is calibrated at ``epsilon``; the hockey-stick divergence is
@@ -453,7 +524,7 @@ def dp_cell_suppression_pair_delta(
     return exact_delta(p / p.sum(), q / q.sum(), at_eps)
 
 
-def _histogram_batch(x: object, bound: int) -> tuple[np.ndarray, bool]:
+def _histogram_batch(x: object, bound: int) -> tuple[IntArray, bool]:
     """Counts as a 2-D batch ``(m, n)`` (one histogram per row) and whether one was given."""
     counts = check_counts(x, "x")
     if counts.ndim not in (1, 2):
@@ -463,7 +534,7 @@ def _histogram_batch(x: object, bound: int) -> tuple[np.ndarray, bool]:
     return np.atleast_2d(counts), counts.ndim == 1
 
 
-def per_cell_output_distribution(x: object, *, k: float, epsilon: float, bound: int) -> np.ndarray:
+def per_cell_output_distribution(x: object, *, k: float, epsilon: float, bound: int) -> FloatArray:
     """Full output law of the per-cell variant over the fixed outcome list ``V^n``.
 
     ``V`` is ``0..bound`` followed by ``k/2`` (dropped when ``k/2`` is already in
@@ -475,7 +546,7 @@ def per_cell_output_distribution(x: object, *, k: float, epsilon: float, bound: 
     epsilon = check_epsilon(epsilon)
     bound = _check_bound(bound)
     batch, one = _histogram_batch(x, bound)
-    values = list(range(bound + 1))
+    values: list[float] = list(range(bound + 1))
     if k / 2 not in values:
         values.append(k / 2)
     cell_laws = np.array([
@@ -490,7 +561,7 @@ def per_cell_output_distribution(x: object, *, k: float, epsilon: float, bound: 
 
 def noisy_threshold_output_distribution(
     x: object, *, k: float, epsilon: float, bound: int
-) -> np.ndarray:
+) -> FloatArray:
     """Full output law of the noisy-threshold variant over a fixed outcome list.
 
     Outcomes: every vector in ``{0..bound}^n`` (C order), then one "tail" outcome for
@@ -527,9 +598,21 @@ def brute_force_table_size(n_cells: int, bound: int) -> int:
     histograms times ``(B + 1)^n + 1`` outcomes (the noisy threshold's list, the longer)."""
     n_cells = check_positive_int(n_cells, "n_cells")
     bound = _check_bound(bound)
-    return (bound + 1) ** n_cells * ((bound + 1) ** n_cells + 1)
+    histograms: int = (bound + 1) ** n_cells  # int ** int is typed Any (a negative power)
+    return histograms * (histograms + 1)
 
 
+@overload
+def brute_force_exact_delta(
+    epsilon: float,
+    *,
+    k: float,
+    bound: int,
+    adjacency: str = "replace",
+    variant: str = "per_cell",
+    n_cells: int = 2,
+) -> float: ...
+@overload
 def brute_force_exact_delta(
     epsilon: object,
     *,
@@ -538,7 +621,16 @@ def brute_force_exact_delta(
     adjacency: str = "replace",
     variant: str = "per_cell",
     n_cells: int = 2,
-) -> float | np.ndarray:
+) -> FloatOrArray: ...
+def brute_force_exact_delta(
+    epsilon: object,
+    *,
+    k: float,
+    bound: int,
+    adjacency: str = "replace",
+    variant: str = "per_cell",
+    n_cells: int = 2,
+) -> FloatOrArray:
     """Exact worst-case delta by brute force, independently of the fast enumeration.
 
     Every histogram of ``n_cells`` cells with counts in ``0..bound`` gets its full output
@@ -616,7 +708,7 @@ class ProofSetCounterexample:
     printed_delta: float
 
 
-def _safe_output_probabilities(k: int, epsilon: float, bound: int) -> np.ndarray:
+def _safe_output_probabilities(k: int, epsilon: float, bound: int) -> FloatArray:
     """``P(a cell with count c outputs k/2)`` for ``c = 0..bound`` (``k`` even): the
     suppression probability, except for ``c = k/2``, which outputs ``k/2`` whether
     suppressed or not (probability 1). This is the entry ``k/2`` of the per-cell output law
@@ -624,7 +716,8 @@ def _safe_output_probabilities(k: int, epsilon: float, bound: int) -> np.ndarray
     tail so that large ``epsilon`` does not round ``1 - P(released)`` to zero."""
     counts = np.arange(bound + 1)
     suppressed = suppression_probabilities(counts, k=k, epsilon=epsilon)
-    return np.where(counts == k // 2, 1.0, suppressed)
+    safe: FloatArray = np.where(counts == k // 2, 1.0, suppressed)
+    return safe
 
 
 def _check_even_k(k: object, bound: object) -> int:
@@ -635,7 +728,7 @@ def _check_even_k(k: object, bound: object) -> int:
     return k
 
 
-def _replace_pairs(bound: int) -> tuple[np.ndarray, np.ndarray]:
+def _replace_pairs(bound: int) -> tuple[IntArray, IntArray]:
     """Every ordered replace-one pair of two-cell histograms with counts in 0..bound, in
     C order of D's counts (then of the neighbour's): arrays ``x``, ``x_prime`` (m, 2)."""
     pairs = [(x, y) for x in histograms_up_to(2, bound) for y in neighbours(x, "replace", bound)]
@@ -655,7 +748,7 @@ def proof_set_ratio(x: object, x_prime: object, *, k: int, epsilon: float, bound
 
 
 def _proof_pair_numbers(
-    x: np.ndarray, y: np.ndarray, k: int, bound: int, epsilon: float
+    x: IntArray, y: IntArray, k: int, bound: int, epsilon: float
 ) -> ProofSetCounterexample:
     p = per_cell_output_distribution(x, k=k, epsilon=epsilon, bound=bound)
     q = per_cell_output_distribution(y, k=k, epsilon=epsilon, bound=bound)
@@ -724,18 +817,21 @@ def proof_set_threshold(k: int, *, bound: int, high: float = 20.0) -> float:
 
 
 # --------------------------------------------------------------------------- bias
-def cell_suppression_bias(counts: object, *, k: float, form: str = "appendix") -> np.ndarray:
+def cell_suppression_bias(counts: object, *, k: float, form: str = "appendix") -> FloatArray:
     """Bias of traditional cell suppression (deterministic): ``appendix`` or ``main_text``."""
     k = check_threshold(k)
     x = check_counts(counts).astype(float)
+    bias: FloatArray
     if form == "appendix":
-        return np.where(x < k, math.floor(k / 2) - x, 0.0)
+        bias = np.where(x < k, math.floor(k / 2) - x, 0.0)
+        return bias
     if form == "main_text":
-        return np.maximum(x, k / 2) - x
+        bias = np.maximum(x, k / 2) - x
+        return bias
     raise ValueError(f"form must be 'appendix' or 'main_text', got {form!r}")
 
 
-def dp_cell_suppression_bias_as_printed(counts: object, *, k: float, epsilon: float) -> np.ndarray:
+def dp_cell_suppression_bias_as_printed(counts: object, *, k: float, epsilon: float) -> FloatArray:
     """The paper's bias expression ``(k/2 - x_i) P(x_i + eta_i < k)`` (per cell)."""
     k = check_threshold(k)
     x = check_counts(counts).astype(float)
@@ -747,12 +843,12 @@ class CellSuppressionMoments:
     """Exact per-cell moments of ``M(x)_i - x_i``: mean (the bias), variance and
     expected absolute value (whose sum is the expected L1 error)."""
 
-    bias: np.ndarray
-    variance: np.ndarray
-    abs_error: np.ndarray
+    bias: FloatArray
+    variance: FloatArray
+    abs_error: FloatArray
 
 
-def _noisy_threshold_moments(x: np.ndarray, k: float, epsilon: float) -> CellSuppressionMoments:
+def _noisy_threshold_moments(x: FloatArray, k: float, epsilon: float) -> CellSuppressionMoments:
     scale = laplace_scale(epsilon)
     top = int(math.ceil(max(float(x.max()), k) + 80 * scale)) + 2  # P(k~ > top) < 1e-17
     probs = threshold_interval_probabilities(k, epsilon, top)[1:-1]  # j = 0..top-1
@@ -792,7 +888,7 @@ def dp_cell_suppression_moments(
 
 def dp_cell_suppression_bias(
     counts: object, *, k: float, epsilon: float, variant: str = "per_cell"
-) -> np.ndarray:
+) -> FloatArray:
     """Exact per-cell bias ``E[M(x)_i] - x_i`` of either variant.
 
     Per cell it equals the paper's ``(k/2 - x_i) p_i``; for the noisy threshold it is
@@ -803,7 +899,7 @@ def dp_cell_suppression_bias(
 
 def dp_cell_suppression_bias_by_integration(
     counts: object, *, k: float, epsilon: float, variant: str = "per_cell"
-) -> np.ndarray:
+) -> FloatArray:
     """Exact per-cell bias by numerical integration of the Laplace density (scipy quad).
 
     An independent computation of :func:`dp_cell_suppression_bias`, which uses the Laplace
@@ -836,7 +932,7 @@ def dp_cell_suppression_bias_by_integration(
         return value
 
     values = np.unique(x)
-    bias = {}
+    bias: dict[float, float] = {}
     for count in values:
         if variant == "per_cell":
             bias[count] = (k / 2 - count) * mass(-np.inf, k, count)
@@ -850,7 +946,9 @@ def dp_cell_suppression_bias_by_integration(
     return np.array([bias[c] for c in x])
 
 
-def _noisy_threshold_intervals(x: np.ndarray, k: float, epsilon: float) -> tuple[np.ndarray, ...]:
+def _noisy_threshold_intervals(
+    x: FloatArray, k: float, epsilon: float
+) -> tuple[IntArray, FloatArray, float]:
     """Intervals ``(j, j + 1)`` holding ``k~``, ``j = -1 .. top - 1``, and their
     probabilities; ``P(k~ > top) < 1e-17`` is left out (as in the moments)."""
     scale = laplace_scale(epsilon)
@@ -861,7 +959,7 @@ def _noisy_threshold_intervals(x: np.ndarray, k: float, epsilon: float) -> tuple
 
 def dp_cell_suppression_error_log_mgf(
     counts: object, t: object, *, k: float, epsilon: float, variant: str = "per_cell"
-) -> np.ndarray:
+) -> FloatArray:
     """``log E[exp(t (M(x)_i - x_i))]`` of one release, for every cell ``i``.
 
     ``counts`` has shape ``(m,)``, ``t`` is a grid ``(T,)`` or one row per cell
@@ -875,24 +973,28 @@ def dp_cell_suppression_error_log_mgf(
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
     x = check_counts(counts, ndim=1).astype(float)
-    grid = np.broadcast_to(check_grid(t), (x.size, np.shape(t)[-1]))
+    t_grid = check_grid(t)
+    grid = np.broadcast_to(t_grid, (x.size, t_grid.shape[-1]))
+    log_mgf: FloatArray
     if variant == "per_cell":
         p = suppression_probabilities(x, k=k, epsilon=epsilon)[:, None]
         with np.errstate(divide="ignore"):
-            return np.logaddexp(np.log1p(-p), np.log(p) + grid * (k / 2 - x)[:, None])
+            log_mgf = np.logaddexp(np.log1p(-p), np.log(p) + grid * (k / 2 - x)[:, None])
+        return log_mgf
     j, probs, scale = _noisy_threshold_intervals(x, k, epsilon)
     if np.any(grid > 1 / scale):
         raise ValueError(f"t must be at most 1/b = {1 / scale:g} (the cut tail would matter)")
     error = np.where(j[None, :] >= x[:, None], np.floor(j / 2)[None, :] - x[:, None], 0.0)
     with np.errstate(divide="ignore"):
         log_probs = np.log(probs)
-    return special.logsumexp(log_probs[None, None, :] + grid[:, :, None] * error[:, None, :],
-                             axis=2)  # fmt: skip
+    log_mgf = special.logsumexp(log_probs[None, None, :] + grid[:, :, None] * error[:, None, :],
+                                axis=2)  # fmt: skip
+    return log_mgf
 
 
 def dp_cell_suppression_l1_error_log_mgf(
     counts: object, t: object, *, k: float, epsilon: float, variant: str = "per_cell"
-) -> np.ndarray:
+) -> FloatArray:
     """``log E[exp(t ||M(x) - x||_1)]`` of one release, for a grid ``t`` of shape ``(T,)``.
 
     Per cell the cells are independent: the sum over cells of
@@ -916,7 +1018,8 @@ def dp_cell_suppression_l1_error_log_mgf(
             terms = np.logaddexp(
                 np.log1p(-p), np.log(p) + grid[None, :] * np.abs(k / 2 - x)[:, None]
             )
-        return terms.sum(axis=0)
+        log_mgf: FloatArray = terms.sum(axis=0)
+        return log_mgf
     j, probs, scale = _noisy_threshold_intervals(x, k, epsilon)
     if np.any(grid > 1 / (2 * x.size * scale)):
         raise ValueError(f"t must be at most 1/(2 n b) = {1 / (2 * x.size * scale):g}")
@@ -925,7 +1028,8 @@ def dp_cell_suppression_l1_error_log_mgf(
     error = (multiplicity[:, None] * per_value).sum(axis=0)
     with np.errstate(divide="ignore"):
         log_probs = np.log(probs)
-    return special.logsumexp(log_probs[None, :] + grid[:, None] * error[None, :], axis=1)
+    log_mgf = special.logsumexp(log_probs[None, :] + grid[:, None] * error[None, :], axis=1)
+    return log_mgf
 
 
 def dp_cell_suppression_l1_bound_as_printed(counts: object, *, k: float, epsilon: float) -> float:
@@ -968,7 +1072,7 @@ def dp_cell_suppression_l1_error_moments(
 # ------------------------------------------------- the registry's answers (histogram first)
 def exact_bias_dp_cell_suppression(
     histogram: Histogram, *, epsilon: float, k: float, variant: str
-) -> np.ndarray:
+) -> FloatArray:
     """:func:`dp_cell_suppression_bias` on the histogram's counts."""
     return dp_cell_suppression_bias(histogram.counts, k=k, epsilon=epsilon, variant=variant)
 
@@ -980,10 +1084,15 @@ def exact_delta_dp_cell_suppression(
     applies (k below the largest count), else the enumeration."""
     b = _bound(histogram)
     closed = k <= b - 1 if (variant, adjacency) == ("per_cell", "replace") else k < b
-    kwargs = {"k": k, "bound": b, "adjacency": adjacency, "variant": variant}
     if closed:
-        return float(dp_cell_suppression_delta_closed_form(epsilon, **kwargs))
-    return float(dp_cell_suppression_exact_delta(epsilon, **kwargs))
+        return float(
+            dp_cell_suppression_delta_closed_form(
+                epsilon, k=k, bound=b, adjacency=adjacency, variant=variant
+            )
+        )
+    return float(
+        dp_cell_suppression_exact_delta(epsilon, k=k, bound=b, adjacency=adjacency, variant=variant)
+    )
 
 
 def reference_delta_dp_cell_suppression(
@@ -1023,8 +1132,8 @@ def worst_pair_dp_cell_suppression(
         cells = ({2: b}, {0: 1, 2: b - 1})
         reason = "a record leaves the count at the bound for an empty cell (closed form)"
     else:
-        worst = dp_cell_suppression_worst_case(
-            epsilon, k=k, bound=b, variant=variant, n_cells=max(n, 2)
+        worst = dp_cell_suppression_worst_case(  # check_epsilon refuses None, as before
+            check_epsilon(epsilon), k=k, bound=b, variant=variant, n_cells=max(n, 2)
         )
         cells = (dict(enumerate(worst.x)), dict(enumerate(worst.x_prime)))
         reason = "the worst pair found by enumerating every neighbouring pair (counts <= B)"
@@ -1039,18 +1148,18 @@ def pair_delta_dp_cell_suppression(
     at: object = None,
     k: float,
     variant: str,
-) -> float | np.ndarray:
+) -> FloatOrArray:
     """:func:`dp_cell_suppression_pair_delta` of the two histograms' counts."""
     return dp_cell_suppression_pair_delta(
         x.counts, x_prime.counts, k=k, epsilon=epsilon, variant=variant, at=at
     )
 
 
-def exact_bias_cell_suppression(histogram: Histogram, *, k: float) -> np.ndarray:
+def exact_bias_cell_suppression(histogram: Histogram, *, k: float) -> FloatArray:
     """:func:`cell_suppression_bias` of the appendix's form."""
     return cell_suppression_bias(histogram.counts, k=k, form="appendix")
 
 
-def exact_bias_cell_suppression_main_text(histogram: Histogram, *, k: float) -> np.ndarray:
+def exact_bias_cell_suppression_main_text(histogram: Histogram, *, k: float) -> FloatArray:
     """:func:`cell_suppression_bias` of the main text's form."""
     return cell_suppression_bias(histogram.counts, k=k, form="main_text")

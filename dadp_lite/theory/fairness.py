@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dadp_lite._types import BoolArray, FloatArray, FloatOrArray, IntArray
 from dadp_lite._validate import check_counts, check_epsilon, check_positive_int
 from dadp_lite.metrics import alpha_fairness
 from dadp_lite.theory.baselines import projected_laplace_bias
@@ -62,14 +63,14 @@ _RELATIVE_SLACK = 1e-9  # round-off allowance when comparing two computed alphas
 
 
 # --------------------------------------------------------------------------- helpers
-def _counts(counts: object, name: str = "counts") -> np.ndarray:
+def _counts(counts: object, name: str = "counts") -> FloatArray:
     x = check_counts(counts, name)
     if x.ndim == 0 or x.shape[-1] == 0:
         raise ValueError(f"{name} must hold at least one cell")
     return x.astype(float)
 
 
-def _qi_matrix(matrix: object) -> np.ndarray:
+def _qi_matrix(matrix: object) -> FloatArray:
     m = check_counts(matrix, "matrix")
     if m.ndim < 2:
         raise ValueError(f"matrix must have shape (..., n_groups, n_Q), got {m.shape}")
@@ -77,14 +78,12 @@ def _qi_matrix(matrix: object) -> np.ndarray:
     return m.astype(float)
 
 
-def _out(value: np.ndarray) -> float | np.ndarray:
+def _out(value: FloatArray) -> FloatOrArray:
     return float(value) if np.ndim(value) == 0 else value
 
 
 # ------------------------------------------------------------------ printed bounds
-def alpha_cell_suppression_as_printed(
-    counts: object, *, k: float, epsilon: float
-) -> float | np.ndarray:
+def alpha_cell_suppression_as_printed(counts: object, *, k: float, epsilon: float) -> FloatOrArray:
     """``(x_n - x_1) p_1 + max{|k/2 - x_1|, |k/2 - x_n|} (p_1 - p_n)`` as printed.
 
     ``x_1``/``x_n`` are the smallest/largest counts and ``p_i = P(x_i + eta_i < k)``
@@ -100,7 +99,7 @@ def alpha_cell_suppression_as_printed(
     return _out((xn - x1) * p1 + far * (p1 - pn))
 
 
-def alpha_swapping_as_printed(counts: object, *, n_q: int, epsilon: float) -> float | np.ndarray:
+def alpha_swapping_as_printed(counts: object, *, n_q: int, epsilon: float) -> FloatOrArray:
     """``2 n_Q (x_n - x_1) / (e^eps + n_Q - 1)`` as printed, ``x`` the whole histogram."""
     n_q = check_positive_int(n_q, "n_q", minimum=2)
     epsilon = check_epsilon(epsilon)
@@ -108,7 +107,7 @@ def alpha_swapping_as_printed(counts: object, *, n_q: int, epsilon: float) -> fl
     return _out(2 * n_q * (x.max(axis=-1) - x.min(axis=-1)) / (math.exp(epsilon) + n_q - 1))
 
 
-def alpha_swapping_sharp_bound(counts: object, *, n_q: int, epsilon: float) -> float | np.ndarray:
+def alpha_swapping_sharp_bound(counts: object, *, n_q: int, epsilon: float) -> FloatOrArray:
     """``2 (n_Q - 1)(x_n - x_1) / (e^eps + n_Q - 1)``: a bound that some grouping attains.
 
     Within a group of sum ``S`` the bias is ``(S - n_Q x_i) / (e^eps + n_Q - 1)``, so the
@@ -122,14 +121,15 @@ def alpha_swapping_sharp_bound(counts: object, *, n_q: int, epsilon: float) -> f
     return _out(2 * (n_q - 1) * (x.max(axis=-1) - x.min(axis=-1)) / (math.exp(epsilon) + n_q - 1))
 
 
-def _laplace_as_printed(x: np.ndarray, epsilon: float) -> np.ndarray:
+def _laplace_as_printed(x: FloatArray, epsilon: float) -> FloatArray:
     """Batched form of :func:`dadp_lite.theory.baselines.laplace_alpha_as_printed` for the
     search (tests check the two agree): ``exp(-eps x_1/2)/2 * (x_n - x_1)`` per row."""
     x1, xn = x.min(axis=-1), x.max(axis=-1)
-    return np.exp(-epsilon * x1 / 2) / 2 * (xn - x1)
+    alpha: FloatArray = np.exp(-epsilon * x1 / 2) / 2 * (xn - x1)
+    return alpha
 
 
-def alpha_laplace_proof_line(counts: object, *, epsilon: float) -> float | np.ndarray:
+def alpha_laplace_proof_line(counts: object, *, epsilon: float) -> FloatOrArray:
     """The proof's exact line ``(exp(-eps x_1/2) - exp(-eps x_n/2)) / eps``."""
     epsilon = check_epsilon(epsilon)
     x = _counts(counts)
@@ -138,7 +138,7 @@ def alpha_laplace_proof_line(counts: object, *, epsilon: float) -> float | np.nd
 
 
 # ----------------------------------------------------------------------- true alphas
-def alpha_cell_suppression(counts: object, *, k: float, epsilon: float) -> float | np.ndarray:
+def alpha_cell_suppression(counts: object, *, k: float, epsilon: float) -> FloatOrArray:
     """True alpha of per-cell DP cell suppression: spread of its exact bias vector."""
     k = check_threshold(k)
     epsilon = check_epsilon(epsilon)
@@ -146,13 +146,13 @@ def alpha_cell_suppression(counts: object, *, k: float, epsilon: float) -> float
     return alpha_fairness(dp_cell_suppression_bias(x, k=k, epsilon=epsilon, variant="per_cell"))
 
 
-def _laplace_true(x: np.ndarray, epsilon: float) -> np.ndarray:
+def _laplace_true(x: IntArray, epsilon: float) -> FloatArray:
     """True alpha of projected Laplace per row, from the exact per-cell bias
     :func:`dadp_lite.theory.baselines.projected_laplace_bias` (batched)."""
     return np.asarray(alpha_fairness(projected_laplace_bias(x, epsilon=epsilon)))
 
 
-def swapping_bias(matrix: object, *, epsilon: float) -> np.ndarray:
+def swapping_bias(matrix: object, *, epsilon: float) -> FloatArray:
     """Exact DP swapping bias ``x T - x`` per cell of a QI matrix ``(..., n_groups, n_Q)``.
 
     ``T`` is the QI transition matrix (keep with probability gamma, otherwise move to a
@@ -160,10 +160,11 @@ def swapping_bias(matrix: object, *, epsilon: float) -> np.ndarray:
     """
     epsilon = check_epsilon(epsilon)
     m = _qi_matrix(matrix)
-    return m @ dp_swapping_transition_matrix(epsilon, m.shape[-1]) - m
+    bias: FloatArray = m @ dp_swapping_transition_matrix(epsilon, m.shape[-1]) - m
+    return bias
 
 
-def alpha_swapping(matrix: object, *, epsilon: float) -> float | np.ndarray:
+def alpha_swapping(matrix: object, *, epsilon: float) -> FloatOrArray:
     """True alpha of DP swapping on a QI matrix ``(..., n_groups, n_Q)`` (rows = groups)."""
     return alpha_fairness(swapping_bias(matrix, epsilon=epsilon), axis=(-2, -1))
 
@@ -229,13 +230,13 @@ def swapping_bias_spread(matrix: object) -> SwappingSpread:
 
 
 # ---------------------------------------------------------------- counterexample search
-def _sorted_histograms(n_cells: int, max_count: int) -> np.ndarray:
+def _sorted_histograms(n_cells: int, max_count: int) -> IntArray:
     """Every multiset of ``n_cells`` counts in 0..max_count, sorted increasingly (rows)."""
     combos = itertools.combinations_with_replacement(range(max_count + 1), n_cells)
     return np.array(list(combos), dtype=np.int64).reshape(-1, n_cells)
 
 
-def _qi_structures(n_q: int, n_groups: int, max_count: int) -> np.ndarray:
+def _qi_structures(n_q: int, n_groups: int, max_count: int) -> IntArray:
     """One QI matrix per class of matrices equal up to permuting QI values within a group
     and permuting groups (alpha is invariant under both): shape (m, n_groups, n_q)."""
     rows = _sorted_histograms(n_q, max_count)
@@ -258,7 +259,16 @@ class ComparisonSearch:
 
 
 def _violation_frame(
-    mask, hists, eps, k, lap, other, comparison, quantity, n_q, hyp
+    mask: BoolArray,
+    hists: IntArray,
+    eps: float,
+    k: float,
+    lap: FloatArray,
+    other: FloatArray,
+    comparison: str,
+    quantity: str,
+    n_q: float,
+    hyp: BoolArray,
 ) -> pd.DataFrame:
     idx = np.flatnonzero(mask)
     if idx.size == 0:
@@ -285,12 +295,25 @@ def _violation_frame(
     )
 
 
-def _exceeds(lap: np.ndarray, other: np.ndarray) -> np.ndarray:
-    return lap > other + _RELATIVE_SLACK * np.maximum(1.0, np.abs(other))
+def _exceeds(lap: FloatArray, other: FloatArray) -> BoolArray:
+    exceeds: BoolArray = lap > other + _RELATIVE_SLACK * np.maximum(1.0, np.abs(other))
+    return exceeds
 
 
-def _search_cell_suppression(n_cells, max_count, epsilons, k_values, hypothesis_only):
-    frames, summary = [], []
+#: One row of :attr:`ComparisonSearch.summary` before grouping: comparison, quantity,
+#: n_cells, n_q (NaN for cell suppression), configurations checked, violations.
+_SummaryRow = tuple[str, str, int, float, int, int]
+
+
+def _search_cell_suppression(
+    n_cells: Sequence[int],
+    max_count: int,
+    epsilons: Sequence[float],
+    k_values: Sequence[float],
+    hypothesis_only: bool,
+) -> tuple[list[pd.DataFrame], list[_SummaryRow]]:
+    frames: list[pd.DataFrame] = []
+    summary: list[_SummaryRow] = []
     for n in n_cells:
         hists = _sorted_histograms(n, max_count)
         x1 = hists[:, 0]
@@ -304,9 +327,9 @@ def _search_cell_suppression(n_cells, max_count, epsilons, k_values, hypothesis_
                     (
                         "printed",
                         lap_printed,
-                        alpha_cell_suppression_as_printed(hists, k=k, epsilon=eps),
+                        np.asarray(alpha_cell_suppression_as_printed(hists, k=k, epsilon=eps)),
                     ),
-                    ("true", lap_true, alpha_cell_suppression(hists, k=k, epsilon=eps)),
+                    ("true", lap_true, np.asarray(alpha_cell_suppression(hists, k=k, epsilon=eps))),
                 ):
                     bad = scope & _exceeds(lap, other)
                     summary.append(("laplace_vs_cell_suppression", quantity, n, np.nan,
@@ -317,8 +340,15 @@ def _search_cell_suppression(n_cells, max_count, epsilons, k_values, hypothesis_
     return frames, summary
 
 
-def _search_swapping(n_cells, n_qs, max_count, epsilons, hypothesis_only):
-    frames, summary = [], []
+def _search_swapping(
+    n_cells: Sequence[int],
+    n_qs: Sequence[int],
+    max_count: int,
+    epsilons: Sequence[float],
+    hypothesis_only: bool,
+) -> tuple[list[pd.DataFrame], list[_SummaryRow]]:
+    frames: list[pd.DataFrame] = []
+    summary: list[_SummaryRow] = []
     for n_q in n_qs:
         for n in n_cells:
             if n % n_q:
@@ -331,8 +361,12 @@ def _search_swapping(n_cells, n_qs, max_count, epsilons, hypothesis_only):
                 lap_printed = _laplace_as_printed(flat.astype(float), eps)
                 lap_true = _laplace_true(flat, eps)
                 for quantity, lap, other in (
-                    ("printed", lap_printed, alpha_swapping_as_printed(flat, n_q=n_q, epsilon=eps)),
-                    ("true", lap_true, alpha_swapping(mats, epsilon=eps)),
+                    (
+                        "printed",
+                        lap_printed,
+                        np.asarray(alpha_swapping_as_printed(flat, n_q=n_q, epsilon=eps)),
+                    ),
+                    ("true", lap_true, np.asarray(alpha_swapping(mats, epsilon=eps))),
                 ):
                     bad = scope & _exceeds(lap, other)
                     summary.append(("laplace_vs_swapping", quantity, n, n_q,

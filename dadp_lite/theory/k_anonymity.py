@@ -28,12 +28,15 @@ releases the number of records exactly.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 from scipy.special import comb, gammaln
 from scipy.stats import binom
 
+from dadp_lite._types import FloatArray, FloatOrArray
 from dadp_lite._validate import check_epsilon, check_positive_int, check_probability
 from dadp_lite.definitions import sampling_probability
 from dadp_lite.histogram import Histogram, NeighbourPair
@@ -76,15 +79,18 @@ def _nu(w: int, epsilon: float) -> int:
     return w - math.ceil(w * math.exp(-epsilon))
 
 
-def printed_pmf(w: int, beta: float) -> np.ndarray:
+def printed_pmf(w: int, beta: float) -> FloatArray:
     """The paper's f(j; w, beta) = C(w, j) beta^w (1 - beta)^(w - j), for j = 0..w."""
     w = check_positive_int(w, "w", minimum=0)
     beta = check_probability(beta, "beta")
     j = np.arange(w + 1)
+    pmf: FloatArray
     if beta == 1.0:
-        return np.where(j == w, 1.0, 0.0)
+        pmf = np.where(j == w, 1.0, 0.0)
+        return pmf
     log_choose = gammaln(w + 1) - gammaln(j + 1) - gammaln(w - j + 1)
-    return np.exp(log_choose + w * math.log(beta) + (w - j) * math.log1p(-beta))
+    pmf = np.exp(log_choose + w * math.log(beta) + (w - j) * math.log1p(-beta))
+    return pmf
 
 
 def printed_pmf_total(w: int, beta: float) -> float:
@@ -94,7 +100,14 @@ def printed_pmf_total(w: int, beta: float) -> float:
     return (beta * (2 - beta)) ** w
 
 
-def _d(k: int, beta: float, epsilon: float, bound: int, pmf, first: int = 0) -> float:
+def _d(
+    k: int,
+    beta: float,
+    epsilon: float,
+    bound: int,
+    pmf: Callable[[int, float], FloatArray],
+    first: int = 0,
+) -> float:
     check_positive_int(k, "k")
     beta = check_probability(beta, "beta")
     epsilon = check_epsilon(epsilon)
@@ -168,7 +181,7 @@ def d_proof_set(beta: float, epsilon: float, bound: int) -> float:
     return float(1 - last * prev)
 
 
-def thinned_histogram_law(x: object, beta: float, bound: int) -> np.ndarray:
+def thinned_histogram_law(x: object, beta: float, bound: int) -> FloatArray:
     """Exact law of the Bernoulli(``beta``) subsample of histogram ``x``, as a probability
     vector over ``{0..bound}^len(x)`` (C order): independent Binomial(x_i, beta) cells.
 
@@ -185,15 +198,27 @@ def thinned_histogram_law(x: object, beta: float, bound: int) -> np.ndarray:
     return law
 
 
-def _padded(pmf: np.ndarray, size: int) -> np.ndarray:
+#: Two histograms (the cells that differ), from and to.
+_HistogramPair = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _padded(pmf: FloatArray, size: int) -> FloatArray:
     out = np.zeros(size)
     out[: pmf.size] = pmf
     return out
 
 
+@overload
 def subsampling_pair_delta(
-    x_from: tuple[int, ...], x_to: tuple[int, ...], beta: float, epsilon: float | np.ndarray
-) -> float | np.ndarray:
+    x_from: tuple[int, ...], x_to: tuple[int, ...], beta: float, epsilon: float
+) -> float: ...
+@overload
+def subsampling_pair_delta(
+    x_from: tuple[int, ...], x_to: tuple[int, ...], beta: float, epsilon: npt.ArrayLike
+) -> FloatOrArray: ...
+def subsampling_pair_delta(
+    x_from: tuple[int, ...], x_to: tuple[int, ...], beta: float, epsilon: npt.ArrayLike
+) -> FloatOrArray:
     """Exact delta (both directions) of Binomial thinning between two histograms.
 
     Only the cells where ``x_from`` and ``x_to`` differ are enumerated: the other cells
@@ -216,9 +241,15 @@ def subsampling_pair_delta(
     return exact_delta(p / p.sum(), q / q.sum(), epsilon)
 
 
+@overload
+def subsampling_delta(beta: float, epsilon: float, bound: int, adjacency: str) -> float: ...
+@overload
 def subsampling_delta(
-    beta: float, epsilon: float | np.ndarray, bound: int, adjacency: str
-) -> float | np.ndarray:
+    beta: float, epsilon: npt.ArrayLike, bound: int, adjacency: str
+) -> FloatOrArray: ...
+def subsampling_delta(
+    beta: float, epsilon: npt.ArrayLike, bound: int, adjacency: str
+) -> FloatOrArray:
     """Exact worst-case delta of the Bernoulli(beta) subsample released as a histogram.
 
     Maximum over all neighbouring histograms with counts in 0..bound (any number of
@@ -228,20 +259,31 @@ def subsampling_delta(
     bound = check_positive_int(bound, "bound")
     if adjacency not in ("replace", "add_remove"):
         raise ValueError(f"adjacency must be 'replace' or 'add_remove', got {adjacency!r}")
+    pairs: list[_HistogramPair]
     if adjacency == "add_remove":
         pairs = [((x,), (x + 1,)) for x in range(bound)]
     else:
         pairs = [((a, b), (a - 1, b + 1)) for a in range(1, bound + 1) for b in range(bound)]
-    worst = None
-    for x_from, x_to in pairs:
-        delta = subsampling_pair_delta(x_from, x_to, beta, epsilon)
-        worst = delta if worst is None else np.maximum(worst, delta)
+    return _largest_pair_delta(pairs, beta, epsilon)
+
+
+def _largest_pair_delta(
+    pairs: Sequence[_HistogramPair], beta: float, epsilon: npt.ArrayLike
+) -> FloatOrArray:
+    """The largest :func:`subsampling_pair_delta` over ``pairs`` (at least one), in order."""
+    worst: FloatOrArray = subsampling_pair_delta(*pairs[0], beta, epsilon)
+    for x_from, x_to in pairs[1:]:
+        worst = np.maximum(worst, subsampling_pair_delta(x_from, x_to, beta, epsilon))
     return float(worst) if np.ndim(worst) == 0 else worst
 
 
+@overload
+def subsampling_delta_edge_pairs(beta: float, epsilon: float, bound: int) -> float: ...
+@overload
 def subsampling_delta_edge_pairs(
-    beta: float, epsilon: float | np.ndarray, bound: int
-) -> float | np.ndarray:
+    beta: float, epsilon: npt.ArrayLike, bound: int
+) -> FloatOrArray: ...
+def subsampling_delta_edge_pairs(beta: float, epsilon: npt.ArrayLike, bound: int) -> FloatOrArray:
     """Largest exact delta over the replace pairs ``(a, b) -> (a - 1, b + 1)`` with
     ``a = 1`` or ``b = 0`` (one of the two cells of ``D`` holds at most one record of the
     pair), for every count up to ``bound``.
@@ -251,16 +293,12 @@ def subsampling_delta_edge_pairs(
     every pair but only small bounds.
     """
     bound = check_positive_int(bound, "bound")
-    pairs = [((1, b), (0, b + 1)) for b in range(bound)]
+    pairs: list[_HistogramPair] = [((1, b), (0, b + 1)) for b in range(bound)]
     pairs += [((a, 0), (a - 1, 1)) for a in range(2, bound + 1)]
-    worst = None
-    for x_from, x_to in pairs:
-        delta = subsampling_pair_delta(x_from, x_to, beta, epsilon)
-        worst = delta if worst is None else np.maximum(worst, delta)
-    return float(worst) if np.ndim(worst) == 0 else worst
+    return _largest_pair_delta(pairs, beta, epsilon)
 
 
-def indicator_bias_as_printed(x: np.ndarray, k: int, beta: float) -> np.ndarray:
+def indicator_bias_as_printed(x: object, k: int, beta: float) -> FloatArray:
     """The paper's bias theorem, summed exactly as printed.
 
     For x_i >= k: sum_{j = x_i - k + 1}^{x_i} C(x_i, j) beta^(x_i - j) (1 - beta)^j;
@@ -282,19 +320,20 @@ def indicator_bias_as_printed(x: np.ndarray, k: int, beta: float) -> np.ndarray:
     return out
 
 
-def indicator_bias(x: np.ndarray, k: int, beta: float) -> np.ndarray:
+def indicator_bias(x: object, k: int, beta: float) -> FloatArray:
     """P(Binomial(x_i, beta) < k) - 1{x_i < k}, computed from scipy's binomial cdf."""
     k = check_positive_int(k, "k")
     beta = check_probability(beta, "beta")
     x = np.asarray(x, dtype=np.int64)
-    return binom.cdf(k - 1, x, beta) - (x < k)
+    bias: FloatArray = binom.cdf(k - 1, x, beta) - (x < k)
+    return bias
 
 
 #: Two-sided tail probability of a 4.5-sigma normal deviation (about 6.8e-6).
 TAIL_4_5_SIGMA = math.erfc(4.5 / math.sqrt(2))
 
 
-def compare_indicator_bias(indicator: np.ndarray, expected: np.ndarray) -> dict[str, float]:
+def compare_indicator_bias(indicator: object, expected: object) -> dict[str, float]:
     """Test simulated indicator differences ``(reps, n)`` against their expected bias.
 
     In each cell the indicator difference takes two values, so the number of repetitions
@@ -327,7 +366,7 @@ def compare_indicator_bias(indicator: np.ndarray, expected: np.ndarray) -> dict[
 
 # ------------------------------------------------- the registry's answers (histogram first)
 def exact_delta_dp_k_anonymity(
-    histogram: Histogram, *, epsilon: float, adjacency: str, k: float, ka_qi: Sequence[str]
+    histogram: Histogram, *, epsilon: float, adjacency: str, k: int, ka_qi: Sequence[str]
 ) -> float:
     """beta = 1 - e^-eps for every bound >= 1 (the pair (1, 0) -> (0, 1) attains it and a
     coupling caps the total variation there); Mondrian and reconstruction are
@@ -336,7 +375,7 @@ def exact_delta_dp_k_anonymity(
 
 
 def reference_delta_dp_k_anonymity(
-    histogram: Histogram, *, epsilon: float, adjacency: str, k: float, ka_qi: Sequence[str]
+    histogram: Histogram, *, epsilon: float, adjacency: str, k: int, ka_qi: Sequence[str]
 ) -> float:
     """:func:`subsampling_delta` by enumeration up to the histogram's largest count."""
     beta = sampling_probability(epsilon)
@@ -344,7 +383,7 @@ def reference_delta_dp_k_anonymity(
 
 
 def printed_delta_dp_k_anonymity(
-    histogram: Histogram, *, epsilon: float, k: float, ka_qi: Sequence[str]
+    histogram: Histogram, *, epsilon: float, k: int, ka_qi: Sequence[str]
 ) -> float:
     """:func:`d_as_printed` with B the largest count."""
     with np.errstate(invalid="ignore", over="ignore"):  # huge binomial coefficients, w ~ B
@@ -352,14 +391,14 @@ def printed_delta_dp_k_anonymity(
 
 
 def printed_reading_dp_k_anonymity(
-    histogram: Histogram, *, epsilon: float, k: float, ka_qi: Sequence[str]
+    histogram: Histogram, *, epsilon: float, k: int, ka_qi: Sequence[str]
 ) -> float:
     """:func:`d_corrected` with B the largest count."""
     return d_corrected(k, sampling_probability(epsilon), epsilon, _bound(histogram))
 
 
 def worst_pair_dp_k_anonymity(
-    histogram: Histogram, *, epsilon: float | None = None, k: float, ka_qi: Sequence[str]
+    histogram: Histogram, *, epsilon: float | None = None, k: int, ka_qi: Sequence[str]
 ) -> NeighbourPair:
     """A lone record with k = 1: released exactly when sampled."""
     need_cells(histogram, 2)
@@ -373,9 +412,9 @@ def pair_delta_dp_k_anonymity(
     *,
     epsilon: float,
     at: object = None,
-    k: float,
+    k: int,
     ka_qi: Sequence[str],
-) -> float | np.ndarray:
+) -> FloatOrArray:
     """Exact for the Bernoulli subsample; the whole mechanism is post-processing of it, so
     this bounds the pair's delta from above, with equality for a lone record and k = 1."""
     beta = sampling_probability(epsilon)
@@ -388,7 +427,7 @@ def exact_delta_k_anonymity(
     *,
     epsilon: float | None = None,
     adjacency: str,
-    k: float,
+    k: int,
     ka_qi: Sequence[str],
 ) -> float:
     """Traditional k-anonymity with reconstruction releases the number of records exactly:
@@ -401,7 +440,7 @@ def reference_delta_k_anonymity(
     *,
     epsilon: float | None = None,
     adjacency: str,
-    k: float,
+    k: int,
     ka_qi: Sequence[str],
 ) -> float:
     """k-anonymity with reconstruction releases exactly as many records as it got, so
@@ -410,7 +449,7 @@ def reference_delta_k_anonymity(
 
 
 def worst_pair_k_anonymity(
-    histogram: Histogram, *, epsilon: float | None = None, k: float, ka_qi: Sequence[str]
+    histogram: Histogram, *, epsilon: float | None = None, k: int, ka_qi: Sequence[str]
 ) -> NeighbourPair:
     """k records against k + 1: the number of records is released exactly."""
     b = _bound(histogram)
@@ -430,9 +469,9 @@ def pair_delta_k_anonymity(
     *,
     epsilon: float | None = None,
     at: object = None,
-    k: float,
+    k: int,
     ka_qi: Sequence[str],
-) -> float | np.ndarray:
+) -> FloatOrArray:
     """1 if the two totals differ, else NaN (no bound known for such a pair)."""
     differ = x.total != x_prime.total
     where = profile_points(0.0 if epsilon is None else epsilon, at)

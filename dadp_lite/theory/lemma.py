@@ -14,11 +14,13 @@ probability vectors ``p``, ``q`` of shape ``(n,)`` or a batch ``(m, n)`` (one pa
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
 import pandas as pd
 from scipy import special
 
+from dadp_lite._types import BoolArray, FloatArray, FloatOrArray
 from dadp_lite._validate import (
     check_epsilon,
     check_epsilons,
@@ -47,14 +49,15 @@ __all__ = [
 _MAX_EVENT_SUPPORT = 16
 
 
-def _pairs(p: object, q: object) -> tuple[np.ndarray, np.ndarray, bool]:
+def _pairs(p: object, q: object) -> tuple[FloatArray, FloatArray, bool]:
     """Validate a pair (or a batch of pairs) of probability vectors; rows are pairs."""
-    arrays = []
+    arrays, vectors = [], []
     for value, name in ((p, "p"), (q, "q")):
         try:
-            array = np.asarray(value, dtype=float)
+            array: FloatArray = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
             raise TypeError(f"{name} must be an array of probabilities") from None
+        vectors.append(array.ndim == 1)
         if array.ndim == 1:
             array = check_distribution(array, name)[None, :]
         elif array.ndim == 2 and array.size:
@@ -67,19 +70,20 @@ def _pairs(p: object, q: object) -> tuple[np.ndarray, np.ndarray, bool]:
     p_arr, q_arr = arrays
     if p_arr.shape != q_arr.shape:
         raise ValueError(f"p and q must have the same shape, got {p_arr.shape} and {q_arr.shape}")
-    return p_arr, q_arr, np.ndim(p) == 1
+    return p_arr, q_arr, vectors[0]
 
 
-def _exceeds(p: np.ndarray, q: np.ndarray, eps: np.ndarray) -> np.ndarray:
+def _exceeds(p: FloatArray, q: FloatArray, eps: FloatArray) -> BoolArray:
     """Boolean (m, k, n): outcome o is in S^c at eps_k for pair m (overflow-safe)."""
     with np.errstate(over="ignore"):
         scale = np.exp(eps)[None, :, None]
     positive_q = q[:, None, :] > 0
     scaled = scale * np.where(positive_q, q[:, None, :], 1.0)
-    return np.where(positive_q, p[:, None, :] > scaled, p[:, None, :] > 0)
+    exceeds: BoolArray = np.where(positive_q, p[:, None, :] > scaled, p[:, None, :] > 0)
+    return exceeds
 
 
-def _finish(values: np.ndarray, single: bool, eps: np.ndarray) -> float | np.ndarray:
+def _finish(values: FloatArray, single: bool, eps: FloatArray) -> FloatOrArray:
     values = values.reshape(values.shape[:1] + eps.shape)
     if single:
         values = values[0]
@@ -87,7 +91,7 @@ def _finish(values: np.ndarray, single: bool, eps: np.ndarray) -> float | np.nda
     return values
 
 
-def lemma_event(p: object, q: object, epsilon: float) -> np.ndarray:
+def lemma_event(p: object, q: object, epsilon: float) -> BoolArray:
     """Boolean mask of ``S^c = {o : p(o) > e^eps q(o)}`` (scalar ``epsilon``)."""
     eps = check_epsilons(epsilon, allow_zero=True)
     if eps.ndim != 0:
@@ -97,9 +101,7 @@ def lemma_event(p: object, q: object, epsilon: float) -> np.ndarray:
     return mask[0] if single else mask
 
 
-def lemma_masses(
-    p: object, q: object, epsilon: float | np.ndarray
-) -> tuple[float | np.ndarray, float | np.ndarray]:
+def lemma_masses(p: object, q: object, epsilon: object) -> tuple[FloatOrArray, FloatOrArray]:
     """``(P(S^c), Q(S^c))`` at each epsilon."""
     eps = check_epsilons(epsilon, allow_zero=True)
     p_arr, q_arr, single = _pairs(p, q)
@@ -109,19 +111,17 @@ def lemma_masses(
     return _finish(p_mass, single, eps), _finish(q_mass, single, eps)
 
 
-def lemma_delta(p: object, q: object, epsilon: float | np.ndarray) -> float | np.ndarray:
+def lemma_delta(p: object, q: object, epsilon: object) -> FloatOrArray:
     """The lemma's delta ``P(S^c)`` for the ordered pair (P, Q)."""
     return lemma_masses(p, q, epsilon)[0]
 
 
-def lemma_delta_both_orders(
-    p: object, q: object, epsilon: float | np.ndarray
-) -> float | np.ndarray:
+def lemma_delta_both_orders(p: object, q: object, epsilon: object) -> FloatOrArray:
     """The lemma applied to both orders of a neighbouring pair: ``max(P(S^c), Q(S'^c))``."""
     return np.maximum(lemma_delta(p, q, epsilon), lemma_delta(q, p, epsilon))
 
 
-def lemma_gap(p: object, q: object, epsilon: float | np.ndarray) -> float | np.ndarray:
+def lemma_gap(p: object, q: object, epsilon: object) -> FloatOrArray:
     """What the lemma overpays for (P, Q): ``e^eps Q(S^c) = lemma_delta - hockey_stick``."""
     eps = check_epsilons(epsilon, allow_zero=True)
     q_mass = lemma_masses(p, q, eps)[1]
@@ -130,7 +130,7 @@ def lemma_gap(p: object, q: object, epsilon: float | np.ndarray) -> float | np.n
     return float(gap) if np.ndim(gap) == 0 else gap
 
 
-def max_event_violation(p: object, q: object, epsilon: float | np.ndarray) -> float | np.ndarray:
+def max_event_violation(p: object, q: object, epsilon: object) -> FloatOrArray:
     """``max over all events O of P(O) - e^eps Q(O)`` by enumerating every subset of outcomes.
 
     This is the definition of (eps, delta)-DP checked literally (2^n events, n <= 16), with no
@@ -159,7 +159,7 @@ def random_distribution_pairs(
     rng: np.random.Generator,
     log_ratio_scale: float = 2.0,
     zero_probability: float = 0.1,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[FloatArray, FloatArray]:
     """Random pairs (P, Q) of distributions, shape ``(n_pairs, support_size)`` each.
 
     P is Dirichlet(1); Q reweights P by ``exp(s Z)`` with Z standard normal per outcome and a
@@ -187,7 +187,11 @@ def random_distribution_pairs(
 # ------------------------------------------------- the lemma's delta for known mechanisms
 
 
-def laplace_lemma_delta(epsilon, *, scale: float, adjacency: str) -> float | np.ndarray:
+@overload
+def laplace_lemma_delta(epsilon: float, *, scale: float, adjacency: str) -> float: ...
+@overload
+def laplace_lemma_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray: ...
+def laplace_lemma_delta(epsilon: object, *, scale: float, adjacency: str) -> FloatOrArray:
     """``P(loss > eps)`` for the Laplace histogram mechanism (c = 1 / scale).
 
     One shift: ``1 - exp(-(c - eps)/2) / 2`` for eps < c, else 0 (a jump from 1/2 to 0 at
@@ -203,7 +207,11 @@ def laplace_lemma_delta(epsilon, *, scale: float, adjacency: str) -> float | np.
     return float(values) if eps.ndim == 0 else values
 
 
-def gaussian_lemma_delta(epsilon, *, sigma: float, adjacency: str) -> float | np.ndarray:
+@overload
+def gaussian_lemma_delta(epsilon: float, *, sigma: float, adjacency: str) -> float: ...
+@overload
+def gaussian_lemma_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray: ...
+def gaussian_lemma_delta(epsilon: object, *, sigma: float, adjacency: str) -> FloatOrArray:
     """``P(loss > eps) = Phi(D/(2 sigma) - eps sigma / D)``, D = 1 or sqrt(2) (replace)."""
     eps = check_epsilons(epsilon, allow_zero=True)
     sigma = check_epsilon(sigma, "sigma")
@@ -212,9 +220,17 @@ def gaussian_lemma_delta(epsilon, *, sigma: float, adjacency: str) -> float | np
     return float(values) if eps.ndim == 0 else values
 
 
+@overload
 def randomized_response_lemma_delta(
-    epsilon, *, n_outcomes: int, keep_probability: float
-) -> float | np.ndarray:
+    epsilon: float, *, n_outcomes: int, keep_probability: float
+) -> float: ...
+@overload
+def randomized_response_lemma_delta(
+    epsilon: object, *, n_outcomes: int, keep_probability: float
+) -> FloatOrArray: ...
+def randomized_response_lemma_delta(
+    epsilon: object, *, n_outcomes: int, keep_probability: float
+) -> FloatOrArray:
     """Lemma delta of k-ary RR: ``a 1{a > e^eps b} + b 1{b > e^eps a}``, b = (1-a)/(n-1)."""
     eps = check_epsilons(epsilon, allow_zero=True)
     n = check_positive_int(n_outcomes, "n_outcomes", minimum=2)
@@ -228,7 +244,7 @@ def randomized_response_lemma_delta(
 
 
 def privacy_curves(
-    epsilon,
+    epsilon: object,
     *,
     laplace_scale: float,
     gaussian_sigma: float,
@@ -246,39 +262,53 @@ def privacy_curves(
     adjacency ``"replace"`` (one record's value changes).
     """
     eps = np.atleast_1d(check_epsilons(epsilon, allow_zero=True)).astype(float)
-    frames = []
+    frames: list[pd.DataFrame] = []
 
-    def add(mechanism, adjacency, method, tight, independent, lemma, tolerance):
-        columns = {"mechanism": mechanism, "adjacency": adjacency, "epsilon": eps}
+    def add(
+        mechanism: str,
+        adjacency: str,
+        method: str,
+        tight: FloatOrArray,
+        independent: FloatOrArray,
+        lemma: FloatOrArray,
+        tolerance: float,
+    ) -> None:
+        columns: dict[str, object] = {
+            "mechanism": mechanism,
+            "adjacency": adjacency,
+            "epsilon": eps,
+        }
         columns.update(dp_accounting=tight, independent=independent, method=method)
         columns.update(tolerance=tolerance, lemma=lemma)
         frames.append(pd.DataFrame(columns))
 
     for adj in ("add_remove", "replace"):
         tol = acc.pld_error_bound(adj)
-        kw = {"scale": laplace_scale, "adjacency": adj}
+        b = laplace_scale
         tight, closed = (
-            acc.laplace_histogram_delta(eps, **kw),
-            acc.laplace_delta_closed_form(eps, **kw),
+            acc.laplace_histogram_delta(eps, scale=b, adjacency=adj),
+            acc.laplace_delta_closed_form(eps, scale=b, adjacency=adj),
         )
-        add("Laplace", adj, "closed form", tight, closed, laplace_lemma_delta(eps, **kw), tol)
-        kw = {"sigma": gaussian_sigma, "adjacency": adj}
+        lemma = laplace_lemma_delta(eps, scale=b, adjacency=adj)
+        add("Laplace", adj, "closed form", tight, closed, lemma, tol)
+        s = gaussian_sigma
         tight, closed = (
-            acc.gaussian_histogram_delta(eps, **kw),
-            acc.gaussian_delta_closed_form(eps, **kw),
+            acc.gaussian_histogram_delta(eps, sigma=s, adjacency=adj),
+            acc.gaussian_delta_closed_form(eps, sigma=s, adjacency=adj),
         )
-        add("Gaussian", adj, "Balle-Wang", tight, closed, gaussian_lemma_delta(eps, **kw), tol)
-        kw = {"sigma": discrete_gaussian_sigma, "adjacency": adj}
-        p, q = acc.discrete_gaussian_output_pair(discrete_gaussian_sigma, adj)
+        lemma = gaussian_lemma_delta(eps, sigma=s, adjacency=adj)
+        add("Gaussian", adj, "Balle-Wang", tight, closed, lemma, tol)
+        s = discrete_gaussian_sigma
+        p, q = acc.discrete_gaussian_output_pair(s, adj)
         tight, lemma = (
-            acc.discrete_gaussian_histogram_delta(eps, **kw),
+            acc.discrete_gaussian_histogram_delta(eps, sigma=s, adjacency=adj),
             lemma_delta_both_orders(p, q, eps),
         )
         add("discrete Gaussian", adj, "enumeration", tight, exact_delta(p, q, eps), lemma, tol)
-    kw = {"n_outcomes": rr_outcomes, "keep_probability": rr_keep}
-    tight = acc.randomized_response_delta(eps, **kw)
-    closed = acc.randomized_response_delta_closed_form(eps, **kw)
-    lemma = randomized_response_lemma_delta(eps, **kw)
+    n, keep = rr_outcomes, rr_keep
+    tight = acc.randomized_response_delta(eps, n_outcomes=n, keep_probability=keep)
+    closed = acc.randomized_response_delta_closed_form(eps, n_outcomes=n, keep_probability=keep)
+    lemma = randomized_response_lemma_delta(eps, n_outcomes=n, keep_probability=keep)
     # one record's value is replaced; dp_accounting uses a single (uncomposed) PLD: error <= h
     add(
         "randomized response",

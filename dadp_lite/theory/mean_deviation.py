@@ -27,7 +27,9 @@ import functools
 import math
 
 import numpy as np
+import numpy.typing as npt
 
+from dadp_lite._types import FloatArray
 from dadp_lite._validate import check_counts, check_epsilon, check_positive_int
 
 __all__ = ["MIN_REPS_PLAIN", "projected_laplace_mean_abs_error"]
@@ -47,14 +49,17 @@ def _largest_projected(b: float) -> int:
     return int(math.ceil(TAIL_SCALES * b))
 
 
-def _psi(u: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _psi(u: FloatArray, y: FloatArray) -> npt.NDArray[np.complex128]:
     """Characteristic function of ``max(eta, -x) / b`` at ``u`` (rows: ``y = x / b``)."""
     atom = np.exp(-y)[:, None] * np.exp(-1j * u[None, :] * y[:, None])
-    return atom / 2 + (1 - atom) / (2 * (1 + 1j * u[None, :])) + 1 / (2 * (1 - 1j * u[None, :]))
+    psi: npt.NDArray[np.complex128] = (
+        atom / 2 + (1 - atom) / (2 * (1 + 1j * u[None, :])) + 1 / (2 * (1 - 1j * u[None, :]))
+    )
+    return psi
 
 
 @functools.lru_cache(maxsize=32)
-def _continuous_table(b: float, reps: int) -> np.ndarray:
+def _continuous_table(b: float, reps: int) -> FloatArray:
     """``E|S| / R`` for ``x = 0 .. 40 b`` (plain projected Laplace)."""
     y = np.arange(_largest_projected(b) + 1) / b
     upper = 1.0
@@ -69,16 +74,18 @@ def _continuous_table(b: float, reps: int) -> np.ndarray:
     w = np.tile(width * weights / 2, _PANELS)
     power = _psi(u, y) ** reps
     integral = ((1 - power.real) / u**2) @ w + 1 / upper
-    return 2 * b / math.pi * integral / reps
+    table: FloatArray = 2 * b / math.pi * integral / reps
+    return table
 
 
-def _laplace_cdf(z: np.ndarray, b: float) -> np.ndarray:
+def _laplace_cdf(z: npt.NDArray[np.floating], b: float) -> FloatArray:
     below = 0.5 * np.exp(np.minimum(z, 0) / b)
-    return np.where(z < 0, below, 1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
+    cdf: FloatArray = np.where(z < 0, below, 1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
+    return cdf
 
 
 @functools.lru_cache(maxsize=32)
-def _rounded_table(b: float, reps: int) -> np.ndarray:
+def _rounded_table(b: float, reps: int) -> FloatArray:
     """``E|S| / R`` for ``x = 0 .. 40 b`` (projected Laplace rounded to integers)."""
     top = _largest_projected(b)
     reach = int(math.ceil(TAIL_SCALES * b))
@@ -97,12 +104,13 @@ def _rounded_table(b: float, reps: int) -> np.ndarray:
     centre = np.rint(reps * mean).astype(int)
     values = centre[:, None] + np.arange(-(size // 2), size - size // 2)[None, :]  # the window
     weights = np.take_along_axis(law, np.mod(values, size), axis=1)
-    return np.sum(np.abs(values) * np.maximum(weights, 0.0), axis=1) / reps
+    table: FloatArray = np.sum(np.abs(values) * np.maximum(weights, 0.0), axis=1) / reps
+    return table
 
 
 def projected_laplace_mean_abs_error(
     counts: object, *, epsilon: float, reps: int, rounded: bool = False
-) -> np.ndarray:
+) -> FloatArray:
     """Per cell, ``E|(1/R) sum_r release_r - x|`` for ``R = reps`` independent releases of
     ``max(x + Lap(2/eps), 0)`` (or ``max(round(x + Lap(2/eps)), 0)`` with ``rounded``),
     exactly (module docstring): the expected contribution of the cell to the empirical
@@ -114,4 +122,5 @@ def projected_laplace_mean_abs_error(
         raise TypeError(f"rounded must be a bool, got {type(rounded).__name__}")
     reps = check_positive_int(reps, "reps", minimum=1 if rounded else MIN_REPS_PLAIN)
     table = (_rounded_table if rounded else _continuous_table)(b, reps)
-    return table[np.minimum(x, table.size - 1)]
+    per_cell: FloatArray = table[np.minimum(x, table.size - 1)]
+    return per_cell

@@ -22,9 +22,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
+from typing import TypeAlias, overload
 
 import numpy as np
 
+from dadp_lite._types import FloatArray, FloatOrArray, IntArray
 from dadp_lite._validate import (
     check_choice,
     check_counts,
@@ -47,11 +49,14 @@ __all__ = [
     "worst_case_delta",
 ]
 
+#: The non-QI group of each cell (``"qi_replace"`` moves a record within its group).
+CellGroups: TypeAlias = Sequence[int] | IntArray
 
-def check_distribution(p: object, name: str = "p", atol: float = 1e-9) -> np.ndarray:
+
+def check_distribution(p: object, name: str = "p", atol: float = 1e-9) -> FloatArray:
     """Return ``p`` as a float array after checking it is a probability vector."""
     try:
-        array = np.asarray(p, dtype=float)
+        array: FloatArray = np.asarray(p, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be an array of probabilities, got {p!r}") from None
     if array.ndim != 1 or array.size == 0:
@@ -61,10 +66,15 @@ def check_distribution(p: object, name: str = "p", atol: float = 1e-9) -> np.nda
     total = array.sum()
     if abs(total - 1.0) > max(atol, 1e-12 * array.size):
         raise ValueError(f"{name} must sum to 1, sums to {total!r}")
-    return np.clip(array, 0.0, None)
+    clipped: FloatArray = np.clip(array, 0.0, None)
+    return clipped
 
 
-def hockey_stick(p: object, q: object, epsilon: float | np.ndarray) -> float | np.ndarray:
+@overload
+def hockey_stick(p: object, q: object, epsilon: float) -> float: ...
+@overload
+def hockey_stick(p: object, q: object, epsilon: object) -> FloatOrArray: ...
+def hockey_stick(p: object, q: object, epsilon: object) -> FloatOrArray:
     """``sum_o max(p(o) - e^eps q(o), 0)``: the exact delta of P against Q at ``epsilon``.
 
     ``p`` and ``q`` are probability vectors over the same outcomes; ``epsilon`` may be an
@@ -84,12 +94,16 @@ def hockey_stick(p: object, q: object, epsilon: float | np.ndarray) -> float | n
     return float(result[0]) if eps.ndim == 0 else result.reshape(eps.shape)
 
 
-def exact_delta(p: object, q: object, epsilon: float | np.ndarray) -> float | np.ndarray:
+@overload
+def exact_delta(p: object, q: object, epsilon: float) -> float: ...
+@overload
+def exact_delta(p: object, q: object, epsilon: object) -> FloatOrArray: ...
+def exact_delta(p: object, q: object, epsilon: object) -> FloatOrArray:
     """Smallest delta valid in both directions: ``max(H(P||Q), H(Q||P))``."""
     return np.maximum(hockey_stick(p, q, epsilon), hockey_stick(q, p, epsilon))
 
 
-def histograms_up_to(n_cells: int, bound: int) -> np.ndarray:
+def histograms_up_to(n_cells: int, bound: int) -> IntArray:
     """All histograms with ``n_cells`` cells and counts in 0..bound, shape (m, n_cells)."""
     n_cells = check_positive_int(n_cells, "n_cells")
     bound = check_positive_int(bound, "bound")
@@ -102,11 +116,11 @@ def histograms_up_to(n_cells: int, bound: int) -> np.ndarray:
 
 
 def neighbours(
-    x: Sequence[int],
+    x: object,
     adjacency: str,
     bound: int,
-    groups: Sequence[int] | None = None,
-) -> Iterator[np.ndarray]:
+    groups: CellGroups | None = None,
+) -> Iterator[IntArray]:
     """Yield every neighbour of histogram ``x`` whose counts stay within 0..bound.
 
     ``groups[i]`` is the non-QI group of cell i (needed for ``"qi_replace"``). Arguments are
@@ -128,8 +142,11 @@ def neighbours(
 
 
 def _neighbours(
-    x: np.ndarray, adjacency: str, bound: int, groups: Sequence[int] | None
-) -> Iterator[np.ndarray]:
+    x: IntArray,
+    adjacency: str,
+    bound: int,
+    groups: CellGroups | None,
+) -> Iterator[IntArray]:
     n = x.size
     if adjacency == "add_remove":
         for i in range(n):
@@ -140,7 +157,7 @@ def _neighbours(
                     yield y
         return
     for i, j in itertools.permutations(range(n), 2):
-        if adjacency == "qi_replace" and groups[i] != groups[j]:
+        if adjacency == "qi_replace" and groups is not None and groups[i] != groups[j]:
             continue
         if x[i] >= 1 and x[j] + 1 <= bound:
             y = x.copy()
@@ -149,23 +166,41 @@ def _neighbours(
             yield y
 
 
+@overload
 def worst_case_delta(
-    output_distribution: Callable[[np.ndarray], np.ndarray],
+    output_distribution: Callable[[IntArray], object],
     n_cells: int,
     bound: int,
     adjacency: str,
-    epsilon: float | np.ndarray,
-    groups: Sequence[int] | None = None,
-) -> float | np.ndarray:
+    epsilon: float,
+    groups: CellGroups | None = None,
+) -> float: ...
+@overload
+def worst_case_delta(
+    output_distribution: Callable[[IntArray], object],
+    n_cells: int,
+    bound: int,
+    adjacency: str,
+    epsilon: object,
+    groups: CellGroups | None = None,
+) -> FloatOrArray: ...
+def worst_case_delta(
+    output_distribution: Callable[[IntArray], object],
+    n_cells: int,
+    bound: int,
+    adjacency: str,
+    epsilon: object,
+    groups: CellGroups | None = None,
+) -> FloatOrArray:
     """Largest exact delta over all ordered neighbouring pairs of small histograms.
 
     ``output_distribution(x)`` must return the mechanism's full output distribution on
     histogram ``x`` as a probability vector over a fixed, common outcome list.
     Histograms range over all of ``{0..bound}^n_cells``.
     """
-    cache: dict[tuple[int, ...], np.ndarray] = {}
+    cache: dict[tuple[int, ...], FloatArray] = {}
 
-    def dist(h: np.ndarray) -> np.ndarray:
+    def dist(h: IntArray) -> FloatArray:
         key = tuple(int(v) for v in h)
         if key not in cache:
             cache[key] = check_distribution(output_distribution(h), "output_distribution(x)")
@@ -180,11 +215,11 @@ def worst_case_delta(
 
 
 def deterministic_worst_case_delta(
-    release: Callable[[np.ndarray], object],
+    release: Callable[[IntArray], object],
     n_cells: int,
     bound: int,
     adjacency: str,
-    groups: Sequence[int] | None = None,
+    groups: CellGroups | None = None,
 ) -> float:
     """Exact delta of a deterministic mechanism over small histograms: 1 if two neighbours
     (counts in 0..bound) get different outputs, else 0, at every epsilon.
@@ -197,12 +232,12 @@ def deterministic_worst_case_delta(
 
 
 def distinguishing_pair(
-    release: Callable[[np.ndarray], object],
+    release: Callable[[IntArray], object],
     n_cells: int,
     bound: int,
     adjacency: str,
-    groups: Sequence[int] | None = None,
-) -> tuple[np.ndarray, np.ndarray] | None:
+    groups: CellGroups | None = None,
+) -> tuple[IntArray, IntArray] | None:
     """The first neighbouring pair (counts in 0..bound, histograms in C order) on which the
     deterministic ``release`` differs, or None if it agrees on every pair."""
     for x in histograms_up_to(n_cells, bound):
@@ -213,7 +248,7 @@ def distinguishing_pair(
     return None
 
 
-def binomial_pmf(n: int, p: float) -> np.ndarray:
+def binomial_pmf(n: int, p: float) -> FloatArray:
     """pmf of Binomial(n, p) over 0..n, computed in log space (exact to rounding)."""
     n = check_positive_int(n, "n", minimum=0)
     p = check_probability(p, "p", open_low=False)
@@ -225,4 +260,5 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     log_choose = np.array(
         [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in k]
     )
-    return np.exp(log_choose + k * math.log(p) + (n - k) * math.log1p(-p))
+    pmf: FloatArray = np.exp(log_choose + k * math.log(p) + (n - k) * math.log1p(-p))
+    return pmf

@@ -25,9 +25,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Literal, TypeAlias, overload
 
 import numpy as np
+import numpy.typing as npt
 
+from dadp_lite._types import BoolArray, FloatArray, FloatOrArray, IntArray
 from dadp_lite._validate import check_choice, check_epsilon, check_epsilons, check_positive_int
 from dadp_lite.definitions import ADJACENCIES, UNITS, keep_probability
 from dadp_lite.histogram import Histogram, NeighbourPair
@@ -74,16 +77,29 @@ __all__ = [
 ]
 
 
+#: A released QI matrix, flattened row-major (numpy or Python integers: they hash and
+#: compare alike).
+Outcome: TypeAlias = tuple[int | np.int64, ...]
+#: An exact output law: ``{outcome: probability}``.
+OutputLaw: TypeAlias = dict[Outcome, float]
+#: A neighbouring pair of QI matrices ``(n_groups, n_Q)``.
+MatrixPair: TypeAlias = tuple[IntArray, IntArray]
+
+
 # ----------------------------------------------------------------------- basics
 def _n_q(n_q: object) -> int:
     return check_positive_int(n_q, "n_q", minimum=2)
 
 
-def _out(value: np.ndarray) -> float | np.ndarray:
+def _out(value: FloatArray) -> FloatOrArray:
     return float(value) if np.ndim(value) == 0 else value
 
 
-def dp_swapping_colocation_probability(epsilon, n_q: int) -> float | np.ndarray:
+@overload
+def dp_swapping_colocation_probability(epsilon: float, n_q: int) -> float: ...
+@overload
+def dp_swapping_colocation_probability(epsilon: object, n_q: int) -> FloatOrArray: ...
+def dp_swapping_colocation_probability(epsilon: object, n_q: int) -> FloatOrArray:
     """Probability that two items starting at different QI values end at the same one.
 
     ``2 gamma (1 - gamma) / (n_Q - 1) + (n_Q - 2) ((1 - gamma) / (n_Q - 1))^2``.
@@ -94,14 +110,22 @@ def dp_swapping_colocation_probability(epsilon, n_q: int) -> float | np.ndarray:
     return _out(2 * g * other + (n - 2) * other**2)
 
 
-def dp_swapping_delta_as_printed(epsilon, n_q: int) -> float | np.ndarray:
+@overload
+def dp_swapping_delta_as_printed(epsilon: float, n_q: int) -> float: ...
+@overload
+def dp_swapping_delta_as_printed(epsilon: object, n_q: int) -> FloatOrArray: ...
+def dp_swapping_delta_as_printed(epsilon: object, n_q: int) -> FloatOrArray:
     """The theorem's delta: ``1 - (1 - gamma^2)/(n_Q - 1) - ((1 - gamma)/(n_Q - 1))^2``."""
     n = _n_q(n_q)
     g = np.asarray(keep_probability(epsilon, n))
     return _out(1.0 - (1.0 - g**2) / (n - 1) - ((1.0 - g) / (n - 1)) ** 2)
 
 
-def dp_swapping_delta_proof_line3(epsilon, n_q: int) -> float | np.ndarray:
+@overload
+def dp_swapping_delta_proof_line3(epsilon: float, n_q: int) -> float: ...
+@overload
+def dp_swapping_delta_proof_line3(epsilon: object, n_q: int) -> FloatOrArray: ...
+def dp_swapping_delta_proof_line3(epsilon: object, n_q: int) -> FloatOrArray:
     """Third line of the proof, with its ``n_N - 2`` read as ``n_Q - 2``.
 
     ``1 - 2 gamma (1 - gamma)/(n_Q - 1) - (n_Q - 2)((1 - gamma)/(n_Q - 1))^2``, i.e. one minus
@@ -111,7 +135,11 @@ def dp_swapping_delta_proof_line3(epsilon, n_q: int) -> float | np.ndarray:
     return _out(1.0 - np.asarray(dp_swapping_colocation_probability(epsilon, n_q)))
 
 
-def dp_swapping_cell_delta(epsilon, n_q: int, bound: int = 2) -> float | np.ndarray:
+@overload
+def dp_swapping_cell_delta(epsilon: float, n_q: int, bound: int = 2) -> float: ...
+@overload
+def dp_swapping_cell_delta(epsilon: object, n_q: int, bound: int = 2) -> FloatOrArray: ...
+def dp_swapping_cell_delta(epsilon: object, n_q: int, bound: int = 2) -> FloatOrArray:
     """Exact worst-case delta of per-cell DP swapping under ``"qi_replace"`` adjacency.
 
     With counts bounded by ``bound`` >= 2 the worst pair is a cell of count 2 (alone in its
@@ -127,9 +155,15 @@ def dp_swapping_cell_delta(epsilon, n_q: int, bound: int = 2) -> float | np.ndar
     return _out(line3 if bound >= 2 else np.zeros_like(line3))
 
 
+@overload
+def dp_swapping_record_delta(epsilon: float, n_q: int, adjacency: str = "qi_replace") -> float: ...
+@overload
 def dp_swapping_record_delta(
-    epsilon, n_q: int, adjacency: str = "qi_replace"
-) -> float | np.ndarray:
+    epsilon: object, n_q: int, adjacency: str = "qi_replace"
+) -> FloatOrArray: ...
+def dp_swapping_record_delta(
+    epsilon: object, n_q: int, adjacency: str = "qi_replace"
+) -> FloatOrArray:
     """Exact delta of per-record DP swapping (appendix algorithm).
 
     ``"qi_replace"``: each record's QI goes through k-ary randomized response with keep
@@ -144,9 +178,17 @@ def dp_swapping_record_delta(
     return _out(value)
 
 
+@overload
 def dp_swapping_delta(
-    epsilon, n_q: int, *, unit: str, adjacency: str, bound: int = 2
-) -> float | np.ndarray:
+    epsilon: float, n_q: int, *, unit: str, adjacency: str, bound: int = 2
+) -> float: ...
+@overload
+def dp_swapping_delta(
+    epsilon: object, n_q: int, *, unit: str, adjacency: str, bound: int = 2
+) -> FloatOrArray: ...
+def dp_swapping_delta(
+    epsilon: object, n_q: int, *, unit: str, adjacency: str, bound: int = 2
+) -> FloatOrArray:
     """Exact worst-case delta of DP swapping (closed forms checked by enumeration).
 
     ``"qi_replace"``: :func:`dp_swapping_cell_delta` for ``unit="cell"``, 0 for
@@ -159,7 +201,7 @@ def dp_swapping_delta(
 
 
 # --------------------------------------------------------------- exact output laws
-def dp_swapping_transition_matrix(epsilon: float, n_q: int) -> np.ndarray:
+def dp_swapping_transition_matrix(epsilon: float, n_q: int) -> FloatArray:
     """``P[q, r]`` = probability that QI value q is released as r (gamma on the diagonal)."""
     n = _n_q(n_q)
     g = float(keep_probability(check_epsilon(epsilon), n))
@@ -168,7 +210,7 @@ def dp_swapping_transition_matrix(epsilon: float, n_q: int) -> np.ndarray:
     return matrix
 
 
-def _check_matrix(matrix: object) -> np.ndarray:
+def _check_matrix(matrix: object) -> IntArray:
     array = np.asarray(matrix)
     if array.ndim != 2 or array.shape[1] < 2:
         raise ValueError(f"matrix must have shape (n_groups, n_Q) with n_Q >= 2, got {array.shape}")
@@ -177,10 +219,10 @@ def _check_matrix(matrix: object) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def _group_law_cells(row: np.ndarray, transition: np.ndarray) -> dict[tuple, float]:
+def _group_law_cells(row: IntArray, transition: FloatArray) -> OutputLaw:
     n_q = row.size
     occupied = np.flatnonzero(row)
-    law: dict[tuple, float] = {}
+    law: OutputLaw = {}
     for destinations in itertools.product(range(n_q), repeat=occupied.size):
         out = np.zeros(n_q, dtype=np.int64)
         prob = 1.0
@@ -192,8 +234,8 @@ def _group_law_cells(row: np.ndarray, transition: np.ndarray) -> dict[tuple, flo
     return law
 
 
-def _multinomial_law(trials: int, pvals: np.ndarray) -> dict[tuple, float]:
-    law: dict[tuple, float] = {}
+def _multinomial_law(trials: int, pvals: FloatArray) -> OutputLaw:
+    law: OutputLaw = {}
     n_q = pvals.size
     for combo in itertools.combinations_with_replacement(range(n_q), trials):
         out = np.bincount(np.asarray(combo, dtype=np.int64), minlength=n_q)
@@ -203,8 +245,8 @@ def _multinomial_law(trials: int, pvals: np.ndarray) -> dict[tuple, float]:
     return law
 
 
-def _convolve(a: dict[tuple, float], b: dict[tuple, float], concat: bool) -> dict[tuple, float]:
-    law: dict[tuple, float] = {}
+def _convolve(a: OutputLaw, b: OutputLaw, concat: bool) -> OutputLaw:
+    law: OutputLaw = {}
     for ka, pa in a.items():
         for kb, pb in b.items():
             key = ka + kb if concat else tuple(x + y for x, y in zip(ka, kb))
@@ -212,16 +254,14 @@ def _convolve(a: dict[tuple, float], b: dict[tuple, float], concat: bool) -> dic
     return law
 
 
-def _group_law_records(row: np.ndarray, transition: np.ndarray) -> dict[tuple, float]:
-    law: dict[tuple, float] = {tuple([0] * row.size): 1.0}
+def _group_law_records(row: IntArray, transition: FloatArray) -> OutputLaw:
+    law: OutputLaw = {tuple([0] * row.size): 1.0}
     for q in np.flatnonzero(row):
         law = _convolve(law, _multinomial_law(int(row[q]), transition[q]), concat=False)
     return law
 
 
-def dp_swapping_output_distribution(
-    matrix: object, epsilon: float, unit: str
-) -> dict[tuple, float]:
+def dp_swapping_output_distribution(matrix: object, epsilon: float, unit: str) -> OutputLaw:
     """Exact law of the released QI matrix (flattened, row-major) as ``{outcome: prob}``.
 
     ``matrix`` has shape (n_groups, n_Q). Groups are independent; within a group, ``"cell"``
@@ -232,22 +272,30 @@ def dp_swapping_output_distribution(
     matrix = _check_matrix(matrix)
     transition = dp_swapping_transition_matrix(epsilon, matrix.shape[1])
     group_law = _group_law_cells if unit == "cell" else _group_law_records
-    law: dict[tuple, float] = {(): 1.0}
+    law: OutputLaw = {(): 1.0}
     for row in matrix:
         law = _convolve(law, group_law(row, transition), concat=True)
     return law
 
 
-def _pair_delta(p: dict, q: dict, eps: np.ndarray) -> np.ndarray:
+def _pair_delta(p: OutputLaw, q: OutputLaw, eps: FloatArray) -> FloatArray:
     support = list(set(p) | set(q))
     pv = np.array([p.get(o, 0.0) for o in support])
     qv = np.array([q.get(o, 0.0) for o in support])
     return np.atleast_1d(exact_delta(pv / pv.sum(), qv / qv.sum(), eps))
 
 
+@overload
+def dp_swapping_pair_delta(
+    x: object, y: object, epsilon: float, unit: str, *, at: float | None = None
+) -> float: ...
+@overload
 def dp_swapping_pair_delta(
     x: object, y: object, epsilon: float, unit: str, *, at: object = None
-) -> float | np.ndarray:
+) -> FloatOrArray: ...
+def dp_swapping_pair_delta(
+    x: object, y: object, epsilon: float, unit: str, *, at: object = None
+) -> FloatOrArray:
     """Exact delta (both directions) between the releases on QI matrices ``x`` and ``y``.
 
     The keep probability is calibrated at ``epsilon``; the divergence is evaluated at ``at``
@@ -261,8 +309,41 @@ def dp_swapping_pair_delta(
     return float(values[0]) if at_eps.ndim == 0 else values.reshape(at_eps.shape)
 
 
+@overload
 def dp_swapping_exact_delta(
-    epsilon,
+    epsilon: float,
+    *,
+    n_q: int,
+    n_groups: int,
+    bound: int,
+    unit: str,
+    adjacency: str,
+    return_pair: Literal[False] = False,
+) -> float: ...
+@overload
+def dp_swapping_exact_delta(
+    epsilon: object,
+    *,
+    n_q: int,
+    n_groups: int,
+    bound: int,
+    unit: str,
+    adjacency: str,
+    return_pair: Literal[False] = False,
+) -> FloatOrArray: ...
+@overload
+def dp_swapping_exact_delta(
+    epsilon: object,
+    *,
+    n_q: int,
+    n_groups: int,
+    bound: int,
+    unit: str,
+    adjacency: str,
+    return_pair: Literal[True],
+) -> tuple[float, MatrixPair | None]: ...
+def dp_swapping_exact_delta(
+    epsilon: object,
     *,
     n_q: int,
     n_groups: int,
@@ -270,7 +351,7 @@ def dp_swapping_exact_delta(
     unit: str,
     adjacency: str,
     return_pair: bool = False,
-):
+) -> FloatOrArray | tuple[float, MatrixPair | None]:
     """Worst-case exact delta over all histograms with counts in 0..``bound``.
 
     Enumerates every histogram of ``n_groups * n_q`` cells, every neighbour under
@@ -283,9 +364,9 @@ def dp_swapping_exact_delta(
     eps = check_epsilons(epsilon)
     flat_eps = np.atleast_1d(eps).ravel()
     groups = np.repeat(np.arange(n_groups), n)
-    cache: dict[tuple, dict] = {}
+    cache: dict[tuple[int, ...], OutputLaw] = {}
 
-    def law(h: np.ndarray) -> dict:
+    def law(h: IntArray) -> OutputLaw:
         key = tuple(int(v) for v in h)
         if key not in cache:
             cache[key] = dp_swapping_output_distribution(
@@ -303,7 +384,8 @@ def dp_swapping_exact_delta(
             for e in flat_eps
         ]
         return np.asarray(values).reshape(eps.shape)
-    worst, pair = 0.0, None
+    worst = 0.0
+    pair: MatrixPair | None = None
     for x in histograms_up_to(n_groups * n, bound):
         for y in neighbours(x, adjacency, bound, groups):
             value = float(_pair_delta(law(x), law(y), flat_eps)[0])
@@ -345,7 +427,7 @@ def dp_swapping_cell_worst_pair(
     return worst, pair
 
 
-def dp_swapping_cell_pair_pattern(a: object, b: object) -> np.ndarray:
+def dp_swapping_cell_pair_pattern(a: object, b: object) -> BoolArray:
     """The equality pattern of the two-block pair ``(a, b)`` against ``(a - 1, b + 1)``.
 
     Columns: ``b == 0``, ``a == 1``, ``a == b``, ``a == b + 1``, ``a == b + 2``. ``a`` and
@@ -354,7 +436,8 @@ def dp_swapping_cell_pair_pattern(a: object, b: object) -> np.ndarray:
     """
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    return np.stack([b == 0, a == 1, a == b, a == b + 1, a == b + 2], axis=-1)
+    pattern: BoolArray = np.stack([b == 0, a == 1, a == b, a == b + 1, a == b + 2], axis=-1)
+    return pattern
 
 
 def dp_swapping_cell_pattern_deltas(
@@ -377,11 +460,11 @@ def dp_swapping_cell_pattern_deltas(
     epsilon = check_epsilon(epsilon)
     n = _n_q(n_q)
     bound = check_positive_int(bound, "bound")
-    a, b = np.meshgrid(np.arange(1, bound + 1), np.arange(bound), indexing="ij")
-    a, b = a.ravel(), b.ravel()  # every pair, a-major: the first of a pattern is its smallest
+    grid_a, grid_b = np.meshgrid(np.arange(1, bound + 1), np.arange(bound), indexing="ij")
+    a, b = grid_a.ravel(), grid_b.ravel()  # every pair, a-major: a pattern's first is smallest
     codes = dp_swapping_cell_pair_pattern(a, b) @ (1 << np.arange(5))  # one integer per pattern
     _, first = np.unique(codes, return_index=True)
-    out = []
+    out: list[tuple[tuple[int, int], float]] = []
     for i in np.sort(first):
         x = np.zeros((1, n), dtype=np.int64)
         y = np.zeros((1, n), dtype=np.int64)
@@ -404,7 +487,7 @@ def dp_swapping_cell_worst_pair_any_bound(
 
 
 # --------------------------------------------------------------------------- bias
-def _qi_matrix(hist: Histogram, qi: Sequence[str]) -> np.ndarray:
+def _qi_matrix(hist: Histogram, qi: Sequence[str]) -> FloatArray:
     if not isinstance(hist, Histogram):
         raise TypeError(f"hist must be a Histogram, got {type(hist).__name__}")
     if hist.n_qi(qi) < 2:
@@ -412,7 +495,7 @@ def _qi_matrix(hist: Histogram, qi: Sequence[str]) -> np.ndarray:
     return hist.to_qi_matrix(qi).astype(float)
 
 
-def dp_swapping_expected_release(hist: Histogram, qi: Sequence[str], epsilon: float) -> np.ndarray:
+def dp_swapping_expected_release(hist: Histogram, qi: Sequence[str], epsilon: float) -> FloatArray:
     """E[M_SW(x)] per cell, from the QI transition matrix (same for both units)."""
     matrix = _qi_matrix(hist, qi)
     expected = matrix @ dp_swapping_transition_matrix(epsilon, matrix.shape[1])
@@ -421,7 +504,7 @@ def dp_swapping_expected_release(hist: Histogram, qi: Sequence[str], epsilon: fl
 
 def dp_swapping_release_variance(
     hist: Histogram, qi: Sequence[str], epsilon: float, unit: str
-) -> np.ndarray:
+) -> FloatArray:
     """Exact variance of each released cell count.
 
     Units of count land independently on QI values (blocks of ``x_j`` per cell, or single
@@ -436,7 +519,7 @@ def dp_swapping_release_variance(
     return hist.from_qi_matrix(qi, weight @ (transition * (1.0 - transition)))
 
 
-def dp_swapping_bias_as_printed(hist: Histogram, qi: Sequence[str], epsilon: float) -> np.ndarray:
+def dp_swapping_bias_as_printed(hist: Histogram, qi: Sequence[str], epsilon: float) -> FloatArray:
     """Proposition: bias_i = (sum_{j in I_i} x_j - n_Q x_i) / (e^eps + n_Q - 1), per cell."""
     matrix = _qi_matrix(hist, qi)
     n_q = matrix.shape[1]
@@ -445,10 +528,11 @@ def dp_swapping_bias_as_printed(hist: Histogram, qi: Sequence[str], epsilon: flo
     return hist.from_qi_matrix(qi, bias)
 
 
-def mean_absolute_deviation(values: object, axis: int = -1) -> np.ndarray:
+def mean_absolute_deviation(values: object, axis: int = -1) -> FloatArray:
     """The paper's D_mean: ``(1/m) sum_j |x_j - (sum_l x_l)/m|`` along ``axis`` (m entries)."""
     values = np.asarray(values, dtype=float)
-    return np.abs(values - values.mean(axis=axis, keepdims=True)).mean(axis=axis)
+    deviation: FloatArray = np.abs(values - values.mean(axis=axis, keepdims=True)).mean(axis=axis)
+    return deviation
 
 
 def dp_swapping_bias_l1_as_printed(hist: Histogram, qi: Sequence[str], epsilon: float) -> float:
@@ -476,9 +560,10 @@ def dp_swapping_bias_l1_groups_once(hist: Histogram, qi: Sequence[str], epsilon:
 # ------------------------------------------------- the registry's answers (histogram first)
 def exact_bias_dp_swapping(
     histogram: Histogram, *, epsilon: float, qi: Sequence[str], unit: str
-) -> np.ndarray:
+) -> FloatArray:
     """Per-cell bias from :func:`dp_swapping_expected_release` (the same for both units)."""
-    return dp_swapping_expected_release(histogram, qi, epsilon) - histogram.counts
+    bias: FloatArray = dp_swapping_expected_release(histogram, qi, epsilon) - histogram.counts
+    return bias
 
 
 def exact_delta_dp_swapping(
@@ -537,7 +622,7 @@ def pair_delta_dp_swapping(
     at: object = None,
     qi: Sequence[str],
     unit: str,
-) -> float | np.ndarray:
+) -> FloatOrArray:
     """:func:`dp_swapping_pair_delta` on the groups where the two histograms differ."""
     mx, my = x.to_qi_matrix(qi, x.counts), x.to_qi_matrix(qi, x_prime.counts)
     rows = np.flatnonzero(np.any(mx != my, axis=1))
@@ -570,7 +655,7 @@ def reference_delta_swapping(
     """Swapping exchanges QI values between records, so the non-QI marginal is released
     exactly; neighbours that change it (replace, add/remove) are told apart surely."""
 
-    def marginal(x: np.ndarray) -> np.ndarray:
+    def marginal(x: IntArray) -> npt.NDArray[np.generic]:
         return np.asarray(histogram.to_qi_matrix(qi, x).sum(axis=-1))
 
     return deterministic_worst_case_delta(marginal, histogram.n_cells, _bound(histogram), adjacency)
@@ -595,7 +680,7 @@ def pair_delta_swapping(
     at: object = None,
     qi: Sequence[str],
     rate: float,
-) -> float | np.ndarray:
+) -> FloatOrArray:
     """1 if the non-QI marginals differ, else NaN (no bound known for such a pair)."""
     mx, my = x.to_qi_matrix(qi, x.counts), x.to_qi_matrix(qi, x_prime.counts)
     differ = not np.array_equal(mx.sum(axis=1), my.sum(axis=1))

@@ -24,7 +24,9 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r $(LOCK)
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@# setuptools' note on every editable install ("Editable installation ... careful with
+	@# folders of the same name") is information, not a problem: kept off the terminal
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 # Incremental: only chapters whose code, parameters, data or dadp_lite changed execute again

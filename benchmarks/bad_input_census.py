@@ -38,6 +38,7 @@ import gzip
 import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -463,7 +464,7 @@ def cli_cases() -> list[Case]:
         ),
         Case("failed-run-leaves-no-parent", 13, "cli", "valid", runner=_failed_parent),
     ]
-    return cases
+    return cases + issue33_cases()
 
 
 API = {
@@ -686,9 +687,52 @@ API = {
 }
 
 
+API_33 = {
+    # issue 33, item 4: library calls refused (or done) before allocating
+    "i33-release-epsilon-1e308": (
+        334,
+        "valid",
+        (),
+        "ok = dl.release('laplace', 'ma2019', epsilon=1e308, reps=2, seed=0).shape == (2, 540)",
+    ),
+    "i33-release-epsilon-inf": (
+        334,
+        "refuse",
+        ("epsilon",),
+        "dl.release('laplace', 'ma2019', epsilon=float('inf'), reps=2, seed=0)",
+    ),
+    "i33-release-reps-1e9-float": (
+        334,
+        "refuse",
+        ("reps", "GiB"),
+        "dl.release('laplace', 'ma2019', epsilon=1, reps=1e9, seed=0)",
+    ),
+    "i33-swapping-exact-delta-one-epsilon": (
+        334,
+        "valid",
+        (),
+        "ok = dl.theory.dp_swapping_exact_delta(np.array([0.5]), n_q=2, n_groups=1, bound=2, unit='cell', adjacency='qi_replace').shape == (1,)",
+    ),
+    "i33-dg-delta-epsilon-0.001": (
+        333,
+        "valid",
+        (),
+        "ok = 0 < dl.theory.discrete_gaussian_delta_enumerated(0.001, sigma=2000.0, adjacency='replace') < 1",
+    ),
+    "i33-load-age-3_5": (
+        335,
+        "refuse",
+        ("AGEP", "3_5"),
+        """
+        (TMP / "d.csv").write_text("RAC1P,SEX,OWN_RENT,AGEP,PINCP\\n1,1,1,3_5,0\\n")
+        dl.load_records(TMP / "d.csv")""",
+    ),
+}
+
+
 def api_cases() -> list[Case]:
     return [Case(name, item, "api", expect, fragments=fragments, code=textwrap.dedent(code))
-            for name, (item, expect, fragments, code) in API.items()]  # fmt: skip
+            for name, (item, expect, fragments, code) in {**API, **API_33}.items()]  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- running
@@ -706,6 +750,7 @@ class Outcome:
     valid_ok: bool | None = None
     note: str = ""
     own_tree: bool = False  # the runner judged "written" itself
+    verdict: str | None = None  # the runner's own verdict (issue 33's fault injections)
 
 
 def _write_files(tmp: Path, files: dict[str, bytes]) -> None:
@@ -725,7 +770,7 @@ def _command(args: list[str]) -> list[str]:
 def _run(command: list[str], tmp: Path, timeout: float, **kw) -> Outcome:
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, preexec_fn=_limits, **kw)  # fmt: skip
+                               text=True, errors="backslashreplace", preexec_fn=_limits, **kw)  # fmt: skip
     try:
         out, err = process.communicate(timeout=timeout)
         timed_out = False
@@ -954,6 +999,278 @@ def _failed_parent(case: Case, tmp: Path) -> Outcome:
     return outcome
 
 
+# ------------------------------------------------------------ issue 33 (items 1 to 8)
+def _bomb() -> str:
+    """A flow list of nine lists, each nine aliases of the one before ("billion laughs"):
+    nine lines of YAML that stand for 9**9 ones once written out."""
+    names = "abcdefgh"
+    levels = ["&a [" + ", ".join(["1"] * 9) + "]"]
+    levels += [f"&{n} [" + ", ".join([f"*{p}"] * 9) + "]" for p, n in zip(names, names[1:])]
+    return "[" + ", ".join([*levels, "[" + ", ".join(["*h"] * 9) + "]"]) + "]"
+
+
+BOMB = _bomb()
+DEEP = "[" * 50_000 + "]" * 50_000
+NOT_UTF8 = os.fsdecode(b"\xff")
+
+
+def _one_line_refusal(outcome: Outcome, fragments: tuple[str, ...], tmp: Path) -> str:
+    """``clear`` for exit 1, one error line holding ``fragments``, no kernel, nothing
+    written; ``late`` if a kernel had started; else ``unclear``."""
+    lines = outcome.stderr.strip().splitlines()
+    if outcome.timed_out:
+        return "late"
+    if outcome.returncode != 1 or len(lines) != 1 or not lines[0].startswith("dadp-book: error"):
+        return "unclear"
+    if not _has(lines[0], fragments, tmp):
+        return "unclear"
+    if outcome.kernel:
+        return "late"
+    return "unclear" if outcome.written else "clear"
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def _built_once() -> Path:
+    """A build folder of chapter 01 (quick, no HTML) from a copy of the data, made once per
+    census and copied by each cache case."""
+    if "folder" not in _BUILT:
+        folder = Path(tempfile.mkdtemp(prefix="census-cache-"))
+        shutil.copytree(DATA, folder / "data")
+        args = ["build", "--chapters", "01", "--no-html", "--build-dir", str(folder / "b")]
+        env = {**os.environ, "DADP_DATA_DIR": str(folder / "data")}
+        first = _run(_command(args), folder, 1800, env=env)
+        if first.returncode != 0:
+            raise RuntimeError(f"the census's first build failed: {first.stderr[-500:]}")
+        _BUILT["folder"] = folder
+    return _BUILT["folder"]
+
+
+def _cache_case(kind: str):
+    def runner(case: Case, tmp: Path) -> Outcome:
+        built = _built_once()
+        shutil.copytree(built / "b", tmp / "b")
+        data = tmp / "data"
+        if kind != "missing":
+            data.mkdir()
+        if kind in ("one-byte", "same-bytes"):
+            for path in (built / "data").iterdir():
+                shutil.copy2(path, data / path.name)
+        if kind == "one-byte":
+            content = bytearray((data / "ma2019.csv").read_bytes())
+            content[-2] = ord("0") if content[-2] != ord("0") else ord("1")
+            (data / "ma2019.csv").write_bytes(bytes(content))
+        before = (tmp / "b" / "timings.json").read_bytes()
+        args = ["build", "--chapters", "01", "--no-html", "--build-dir", str(tmp / "b")]
+        outcome = _run(
+            _command(args), tmp, case.timeout, env={**os.environ, "DADP_DATA_DIR": str(data)}
+        )
+        outcome.own_tree = True
+        outcome.written = (tmp / "b" / "timings.json").read_bytes() != before
+        if kind == "same-bytes":
+            reused = "reused from the build cache, 0 executed" in outcome.stdout
+            outcome.verdict = "handled" if outcome.returncode == 0 and reused else "unclear"
+        elif outcome.returncode == 0:
+            outcome.verdict = "silent"  # results reused (or computed) from the wrong data
+        else:
+            outcome.verdict = _one_line_refusal(outcome, ("ma2019.csv", "DADP_DATA_DIR"), tmp)
+        outcome.note = (outcome.stderr.strip().splitlines() or [""])[-1][:150] or "exit 0"
+        return outcome
+
+    return runner
+
+
+def _concurrent_out(case: Case, tmp: Path) -> Outcome:
+    """``run 01`` and ``run 12`` started at once into one ``--out``."""
+    out = tmp / "out"
+    first = ["run", "01", "--out", str(out), "--no-html", "--profile", "quick"]
+    second = [
+        "run",
+        "12",
+        "--out",
+        str(out),
+        *FAST,
+        "-p",
+        "EPSILONS",
+        "[1]",
+        "-p",
+        "DATASETS",
+        "[ma2019]",
+    ]
+    start = time.perf_counter()
+    processes = [subprocess.Popen(_command(a), cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, preexec_fn=_limits) for a in (first, second)]  # fmt: skip
+    results = [p.communicate(timeout=case.timeout) for p in processes]
+    codes = sorted(p.returncode for p in processes)
+    errors = " ".join(err for _, err in results)
+    outcome = Outcome(codes[-1], results[0][0] + results[1][0], errors, time.perf_counter() - start)
+    if codes == [0, 0]:
+        outcome.verdict = "silent"  # both report success; one replaced the other
+    elif codes == [0, 1] and "is being written by another dadp-book run" in errors:
+        outcome.verdict = "handled"
+    else:
+        outcome.verdict = "unclear"
+    outcome.note = f"exit codes {codes}"
+    return outcome
+
+
+SWAP = """
+import sys
+from pathlib import Path
+import dadp_book.run as run
+original = run.execute_notebook
+def swapped(*args, **kw):
+    data, other = Path(sys.argv[1]), Path(sys.argv[2])
+    good = data.read_bytes()
+    data.write_bytes(other.read_bytes())  # the other file while the kernel reads ...
+    try:
+        return original(*args, **kw)
+    finally:
+        data.write_bytes(good)  # ... put back before the file is hashed again
+run.execute_notebook = swapped
+from dadp_book.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def _swapped_and_restored(case: Case, tmp: Path) -> Outcome:
+    import yaml
+
+    _write_files(tmp, {"mine.csv": _excerpt(800), "new.csv": _excerpt(300)})
+    args = ["--root", str(ROOT), "run", "12", "--out", str(tmp / "out"), *FAST, "-p",
+            "EPSILONS", "[1]", "-p", "DATASETS", f"[{tmp / 'mine.csv'}]"]  # fmt: skip
+    outcome = _run([sys.executable, "-c", SWAP, str(tmp / "mine.csv"), str(tmp / "new.csv"),
+                    *args], tmp, case.timeout)  # fmt: skip
+    if outcome.returncode == 0:
+        record = yaml.safe_load((tmp / "out" / "params.yaml").read_text())
+        rows = record["datasets"]["DATASETS"][0]["rows"]
+        outcome.verdict = "silent"  # the results came from new.csv, the record names mine.csv
+        outcome.note = f"exit 0; params.yaml names the file of {rows} rows, the kernel read 300"
+    else:
+        lines = outcome.stderr.strip().splitlines()
+        good = len(lines) == 1 and "changed" in lines[0] and not (tmp / "out").exists()
+        outcome.verdict = "handled" if good else "unclear"
+    return outcome
+
+
+FULL = """
+import errno, shutil, sys, collections
+from pathlib import Path
+usage = collections.namedtuple("usage", "total used free")
+shutil.disk_usage = lambda path: usage(10**10, 10**10 - 2**20, 2**20)  # 1 MiB free
+out = Path(sys.argv[1])
+for name in ("write_bytes", "write_text"):
+    original = getattr(Path, name)
+    def full(self, *args, _original=original, **kw):
+        if out.parent in self.parents:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return _original(self, *args, **kw)
+    setattr(Path, name, full)
+from dadp_book.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _full_disk(case: Case, tmp: Path) -> Outcome:
+    out = tmp / "results" / "out"
+    args = ["--root", str(ROOT), "run", "12", "--out", str(out), *FAST, "-p", "EPSILONS",
+            "[1]", "-p", "DATASETS", "[ma2019]"]  # fmt: skip
+    outcome = _run([sys.executable, "-c", FULL, str(out), *args], tmp, case.timeout)
+    outcome.kernel = any(line.startswith("Running ") for line in outcome.stdout.splitlines())
+    outcome.verdict = _one_line_refusal(outcome, (str(tmp / "results"), "free"), tmp)
+    return outcome
+
+
+def _fifo_yaml(case: Case, tmp: Path) -> Outcome:
+    os.mkfifo(tmp / "pipe.yaml")
+    before = _tree(tmp)
+    outcome = _run(
+        _command(["run", "12", "--out", str(tmp / "out"), "-y", str(tmp / "pipe.yaml")]), tmp, 60
+    )
+    outcome.own_tree, outcome.written = True, _tree(tmp) != before
+    outcome.verdict = _one_line_refusal(outcome, ("pipe.yaml", "FIFO"), tmp)
+    return outcome
+
+
+def _not_utf8_dataset(case: Case, tmp: Path) -> Outcome:
+    path = tmp / f"{NOT_UTF8}.csv"
+    path.write_bytes(_small(40).encode())
+    before = _tree(tmp)
+    args = ["run", "03", "--out", str(tmp / "out"), "--no-html", "--profile", "quick", "-p",
+            "DATASET", str(path)]  # fmt: skip
+    outcome = _run(_command(args), tmp, case.timeout)
+    outcome.own_tree, outcome.written = True, _tree(tmp) != before
+    outcome.kernel = any(line.startswith("Running ") for line in outcome.stdout.splitlines())
+    if outcome.returncode == 0:
+        outcome.verdict = "handled"  # run on it, recorded: fine too
+    else:
+        outcome.verdict = _one_line_refusal(outcome, ("UTF-8",), tmp)
+    return outcome
+
+
+def _ran(tmp: Path) -> bool:
+    return (tmp / "out" / "params.yaml").is_file()
+
+
+def issue33_cases() -> list[Case]:
+    """The cases of issue 33 outside the course kit (items 1-5, 7): ids start ``i33-``."""
+    run12 = ["run", "12", "--out", "{tmp}/out", "--no-html", "-p", "EPSILONS", "[1]", "-p",
+             "DATASETS", "[ma2019]", "-p", "N_BOOT", "20"]  # fmt: skip
+    quick = ["--no-html", "--profile", "quick"]
+    cases = [Case(f"i33-cache-{kind}", 331, "cli", "refuse" if kind != "same-bytes" else "valid",
+                  runner=_cache_case(kind), timeout=1800)
+             for kind in ("one-byte", "empty", "missing", "same-bytes")]  # fmt: skip
+    for chapter in ("03", "06", "12", "14"):  # the documented range at both ends
+        cases.append(Case(f"i33-ch{chapter}-epsilon-ends", 333, "cli", "either",
+                          ["run", chapter, "--out", "{tmp}/out", *quick, "-p", "EPSILONS", "[0.001, 100]"],
+                          fragments=("EPSILONS", "outside"), check=_ran, timeout=1200))  # fmt: skip
+    cases += [
+        Case("i33-epsilons-1-and-1.0", 333, "cli", "refuse", ["run", "12", "--out", "{tmp}/out", *FAST, "-p", "EPSILONS", "[1, 1.0]"],
+             fragments=("EPSILONS", "more than once")),
+        Case("i33-ch11-own-defaults", 334, "cli", "valid", ["run", "11", "--out", "{tmp}/out", "--no-html"],
+             check=_ran, timeout=1200),
+        Case("i33-ch06-scalar-epsilon", 334, "cli", "valid",
+             ["run", "06", "--out", "{tmp}/out", *quick, "-p", "EPSILONS", "0.5"], check=_ran, timeout=600),
+        Case("i33-ch08-scalar-epsilon", 334, "cli", "valid",
+             ["run", "08", "--out", "{tmp}/out", *quick, "-p", "EPSILONS", "0.5"], check=_ran, timeout=600),
+        Case("i33-y-twice", 335, "cli", "refuse", [*run12, "-y", "{tmp}/a.yaml", "-y", "{tmp}/b.yaml"],
+             {"a.yaml": b"REPS: 20\n", "b.yaml": b"N_BOOT: 20\n"}, ("-y", "twice")),
+        Case("i33-grid-twice", 335, "cli", "refuse",
+             ["sweep", "12", "--out", "{tmp}/out", "--grid", "{tmp}/a.yaml", "--grid", "{tmp}/b.yaml"],
+             {"a.yaml": b"REPS: [20]\n", "b.yaml": b"N_BOOT: [20]\n"}, ("--grid", "twice")),
+        Case("i33-two-merge-keys", 335, "cli", "refuse", [*run12, "-y", "{tmp}/m.yaml"],
+             {"m.yaml": b"<<: {REPS: 20}\n<<: {REPS: 30}\n"}, ("merge key",)),
+        Case("i33-p-3_5", 335, "cli", "refuse", [*run12, "-p", "REPS", "3_5"], {}, ("REPS", "3_5")),
+        Case("i33-csv-age-3_5", 335, "cli", "refuse", ["run", "12", "--out", "{tmp}/out", *FAST, "-p", "EPSILONS", "[1]", "-p", "DATASETS", "[{tmp}/mine.csv]"],
+             {"mine.csv": _replace_field("AGEP", "3_5")}, ("AGEP", "3_5")),
+        Case("i33-two-runs-one-out", 335, "cli", "refuse", runner=_concurrent_out, timeout=900),
+        Case("i33-file-swapped-and-restored", 335, "cli", "refuse", runner=_swapped_and_restored, timeout=600),
+        Case("i33-y-bomb", 337, "cli", "refuse", [*run12, "-y", "{tmp}/bomb.yaml"],
+             {"bomb.yaml": f"K: {BOMB}\n".encode()}, ("bomb.yaml", "alias"), timeout=120),
+        Case("i33-p-bomb", 337, "cli", "refuse", [*run12, "-p", "K", BOMB], {}, ("K", "alias"),
+             timeout=120),
+        Case("i33-grid-bomb", 337, "cli", "refuse", ["sweep", "12", "--out", "{tmp}/out", "--grid", "{tmp}/g.yaml"],
+             {"g.yaml": f"K: [{BOMB}]\n".encode()}, ("g.yaml", "alias"), timeout=120),
+        Case("i33-y-dev-zero", 337, "cli", "refuse", [*run12, "-y", "/dev/zero"], {}, ("/dev/zero", "device"),
+             timeout=120),
+        Case("i33-y-fifo", 337, "cli", "refuse", runner=_fifo_yaml),
+        Case("i33-y-nested", 337, "cli", "refuse", [*run12, "-y", "{tmp}/deep.yaml"],
+             {"deep.yaml": DEEP.encode()}, ("deep.yaml", "nests")),
+        Case("i33-p-nested", 337, "cli", "refuse", [*run12, "-p", "REPS", DEEP], {}, ("REPS", "nests")),
+        Case("i33-y-too-large", 337, "cli", "either", [*run12, "-y", "{tmp}/big.yaml"],
+             {"big.yaml": ("REPS: 20\n" + "# padding\n" * 200_000).encode()}, ("big.yaml", "MiB"),
+             check=_ran),  # valid YAML: running it is no wrong result, refusing it in a line fine
+        Case("i33-out-not-utf8", 337, "cli", "refuse", ["run", "01", "--out", "{tmp}/" + NOT_UTF8, *quick],
+             fragments=("UTF-8",), timeout=600),
+        Case("i33-dataset-not-utf8", 337, "cli", "either", runner=_not_utf8_dataset, timeout=600),
+        Case("i33-empty-argument", 337, "cli", "refuse", ["run", "01", "--out", "{tmp}/out", ""], {},
+             ("''",)),
+        Case("i33-full-disk", 337, "cli", "refuse", runner=_full_disk, timeout=600),
+    ]  # fmt: skip
+    return cases
+
+
 # --------------------------------------------------------------------------- judging
 def _has(text: str, fragments: tuple[str, ...], tmp: Path) -> bool:
     low = text.lower()
@@ -961,6 +1278,8 @@ def _has(text: str, fragments: tuple[str, ...], tmp: Path) -> bool:
 
 
 def judge(case: Case, outcome: Outcome, tmp: Path) -> str:
+    if outcome.verdict is not None:
+        return outcome.verdict
     if outcome.timed_out:
         return "late"
     if case.kind == "api":
@@ -1000,6 +1319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("cli", "api"), default=None)
     parser.add_argument("--cases", default=None, help="comma-separated case ids")
+    parser.add_argument("--prefix", default=None, help="only the cases whose id starts so (i33-)")
     parser.add_argument("--json", type=Path, default=None, help="also write the outcomes here")
     parser.add_argument("--merge", type=Path, nargs="+", default=None,
                         help="only count the outcomes of earlier --json files (later wins)")  # fmt: skip
@@ -1013,6 +1333,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cases:
         wanted = set(args.cases.split(","))
         cases = [c for c in cases if c.id in wanted]
+    if args.prefix:
+        cases = [c for c in cases if c.id.startswith(args.prefix)]
     counts: dict[str, Counter] = {"cli": Counter(), "api": Counter()}
     records = []
     print(f"book root: {ROOT}", flush=True)

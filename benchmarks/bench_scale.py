@@ -79,7 +79,10 @@ def measure(call) -> dict[str, float]:
     start = time.perf_counter()
     call()
     seconds = time.perf_counter() - start
-    peak = _status_mib("VmHWM")
+    # the kernel updates VmHWM from per-CPU counters it syncs lazily: on a busy machine it
+    # can lag the resident size read before or after by a few pages, and a peak is at
+    # least both of those
+    peak = max(_status_mib("VmHWM"), _status_mib("VmRSS"), before)
     return {"seconds": seconds, "rss_before_mib": before, "peak_rss_mib": peak, "reset": reset}
 
 

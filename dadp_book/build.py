@@ -41,14 +41,25 @@ from dadp_book.discovery import (
 )
 from dadp_book.errors import BuildError
 from dadp_book.execute import Execution, show_values
-from dadp_book.outputs import clean_stale_temps, interruptible, write_atomic
+from dadp_book.outputs import (
+    check_free_space,
+    clean_stale_temps,
+    disk_full,
+    interruptible,
+    output_lock,
+    output_parent,
+    write_atomic,
+)
 from dadp_book.parameters import (
     chapter_parameters,
+    check_memory_estimate,
+    check_records,
     effective_parameters,
     load_profile,
     profile_values,
     validate_parameters,
 )
+from dadp_book.provenance import dataset_record, datasets_of
 from dadp_book.render import render_html
 from dadp_book.runners import check_jobs, local_runner
 from dadp_book.stage import resolve_notebook_links, stage_book
@@ -185,6 +196,32 @@ class _Job:
     reason: str = ""
 
 
+class DataInForce:
+    """The datasets this build would read now, each located, read, hashed and validated
+    once (:func:`dadp_book.provenance.dataset_record`, as ``dadp-book run`` does): a
+    missing or altered excerpt, or a bad file, is a :class:`BuildError` with run's message.
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[str, dict] = {}
+
+    def check_chapter(self, root: Path, slug: str, values: dict) -> None:
+        """Every dataset a chapter's values name, their record counts against its k, and
+        the memory its values need (as ``dadp-book run`` checks them)."""
+        params = chapter_parameters(root, slug)
+        specs = {p.name: p.spec for p in params}
+        effective = effective_parameters(root, slug, values)
+        datasets = datasets_of(specs, effective, True, self.known)
+        check_records(slug, effective, datasets)
+        check_memory_estimate(slug, effective, params, datasets)
+
+    def excerpt_sha256(self, name: str) -> str:
+        """The SHA-256 of the registered excerpt ``name`` where it would be read now."""
+        if name not in self.known:
+            self.known[name] = dataset_record(name, locate=True)
+        return str(self.known[name]["sha256"])
+
+
 def _plan(root: Path, slugs: Sequence[str], profile: str, stage: Path) -> list[_Job]:
     values = _profile_values(root, slugs, profile)
     jobs = []
@@ -282,14 +319,26 @@ def execute_book(
     """Execute chapters (with a profile's values) and the executable pages, in one pool.
 
     Chapters are saved in ``stage/notebooks``, pages in ``stage/pages``. Every chapter's
-    values are checked before the first kernel starts. With a ``cache``, a chapter or page
-    whose inputs are unchanged is not executed: its cached outputs are merged into its
-    current source (``force`` executes everything and refreshes the cache). Returns
-    (chapters, pages), in order.
+    values, and the datasets they name where they would be read now (:class:`DataInForce`),
+    are checked before the first kernel starts or the first result is reused. With a
+    ``cache``, a chapter or page whose inputs are unchanged is not executed: its cached
+    outputs are merged into its current source (``force`` executes everything and
+    refreshes the cache). Returns (chapters, pages), in order.
     """
     plan = _plan(root, slugs, profile, stage)
     jobs = check_jobs(jobs)
     built = None if set(slugs) == set(list_chapters(root)) else list(slugs)
+    data = DataInForce()
+    for job in plan:  # the data in force, before anything is written, reused or executed
+        if job.page.startswith("notebooks/"):
+            data.check_chapter(root, job.name, job.parameters)
+    found: dict[int, Lookup] = {}
+    for i, job in enumerate(plan):  # every lookup first: an excerpt refused reuses nothing
+        if cache is not None:
+            job.record = _record(root, job, profile)
+            found[i] = (
+                Lookup(None, "--force") if force else cache.lookup(job.record, data.excerpt_sha256)
+            )
     for folder in {job.folder for job in plan}:
         folder.mkdir(parents=True, exist_ok=True)
     clean_stale_temps(stage)
@@ -299,16 +348,14 @@ def execute_book(
         if cache is None:
             todo.append(i)
             continue
-        job.record = _record(root, job, profile)
-        found = cache.lookup(job.record) if not force else Lookup(None, "--force")
-        if found.entry is not None:
+        if found[i].entry is not None:
             try:
-                results[i] = _reuse(cache, found.entry, job, built)
+                results[i] = _reuse(cache, found[i].entry, job, built)
                 continue
             except (OSError, ValueError, KeyError) as error:  # does not fit: run it again
-                cache.discard(found.entry)
-                found = Lookup(None, f"cached result unusable ({error}): rebuilt")
-        job.reason = found.reason
+                cache.discard(found[i].entry)
+                found[i] = Lookup(None, f"cached result unusable ({error}): rebuilt")
+        job.reason = found[i].reason
         todo.append(i)
     chapters = [i for i in todo if i < len(slugs)]
     for phase in (chapters, [i for i in todo if i >= len(slugs)]):  # pages read the chapters'
@@ -321,6 +368,7 @@ def execute_book(
                 if isinstance(outcome, BaseException):
                     outcome = Execution(job.name, b"", {}, 0.0, f"{job.page}.md: {outcome}")
                 results[phase[k]] = _finished(cache, job, outcome, built)
+                check_free_space(stage, "the rest of the build")  # stop now, not at the end
     ordered = [results[i] for i in range(len(plan))]
     _report(ordered, cache is not None)
     return ordered[: len(slugs)], ordered[len(slugs) :]
@@ -378,18 +426,22 @@ def build_book(
         + ("--force: nothing reused" if force else f"reusing unchanged results from {cache.folder}")
     )
     start = time.perf_counter()
-    with interruptible():  # SIGTERM stops the workers and their kernels, as Ctrl-C does
+    check_free_space(build_dir, "a build")
+    # SIGTERM stops the workers and their kernels, as Ctrl-C does; one build per folder
+    with interruptible(), output_parent(build_dir), output_lock(build_dir), disk_full(build_dir):
         results, pages = execute_book(root, slugs, profile, stage, jobs, cache=cache, force=force)
-    wall = time.perf_counter() - start
-    timings = _timings(build_dir, profile, wall, results + pages)
-    write_atomic(build_dir / "timings.json", lambda p: p.write_text(json.dumps(timings, indent=2)))
-    failures = [r.error for r in results + pages if r.error]
-    if failures:
-        raise BuildError("execution failed:\n" + "\n".join(failures))
-    if not html:
-        return stage / "notebooks"
-    stage_book(root, stage, slugs, results, profile, timings["book_wall_seconds"], jobs, pages)
-    out = render_html(stage, build_dir)
+        wall = time.perf_counter() - start
+        timings = _timings(build_dir, profile, wall, results + pages)
+        write_atomic(
+            build_dir / "timings.json", lambda p: p.write_text(json.dumps(timings, indent=2))
+        )
+        failures = [r.error for r in results + pages if r.error]
+        if failures:
+            raise BuildError("execution failed:\n" + "\n".join(failures))
+        if not html:
+            return stage / "notebooks"
+        stage_book(root, stage, slugs, results, profile, timings["book_wall_seconds"], jobs, pages)
+        out = render_html(stage, build_dir)
     print(f"Book built in {time.perf_counter() - start:.1f} s: {out / 'index.html'}")
     return out
 

@@ -17,14 +17,24 @@ What a result depends on (its *record*, whose hash is the entry's key):
 
 An entry also lists every file the kernel opened for reading (data files, committed
 results such as ``benchmarks/results/scale.csv``; see :mod:`dadp_book.execute`) with
-its SHA-256: an entry is used only if each of them is unchanged.
+its SHA-256: an entry is used only if each of them is unchanged. A registered NIST excerpt
+read by the kernel is listed by name (``excerpt:ma2019``), not by the path it had then: it
+is checked where the environment would read it now (``DADP_DATA_DIR`` or the user cache),
+through the ``resolve`` function the build gives (:meth:`BuildCache.lookup`), so a copy
+with the same bytes in another folder is reused, and a missing or altered excerpt is
+refused with the message ``dadp-book run`` gives, never passed over.
 
 An entry, ``<cache>/<page, / as -->/<key>-<hash of the files read>/``, holds the executed
 notebook, every file the chapter wrote (``files/``) and ``entry.json``: the record, the
 files read, the SHA-256 of each stored file, the execution time and a SHA-256 of
 ``entry.json``'s own content. It is written in a temporary folder and renamed into place;
 an entry whose files do not match their hashes (damaged, cut short) is reported and
-removed, never used. The :data:`KEEP` most recently used entries of each page are kept.
+removed, never used.
+
+Eviction is per page and per profile, so that edits under one profile never push out the
+results of another (a few quick-profile edits keep the full profile's hours): of each
+page's entries of one profile, the :data:`KEEP_RECENT` most recently used and the
+:data:`KEEP_COSTLY` that took longest to execute are kept, the others removed.
 
 A used entry's outputs are merged into the current source (:func:`merge_outputs`): code
 cells take the stored outputs by position (their code is the same, the key says so),
@@ -38,7 +48,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -50,21 +60,28 @@ from dadp_book.provenance import NUMERIC_PACKAGES, file_sha256, folder_hashes, v
 __all__ = [
     "CACHED_PACKAGES",
     "CACHE_FORMAT",
-    "KEEP",
+    "EXCERPT_PREFIX",
+    "KEEP_COSTLY",
+    "KEEP_RECENT",
     "BuildCache",
     "Lookup",
     "cache_key",
     "cache_record",
     "current_sha256",
     "execution_sources_sha256",
+    "listed_reads",
     "merge_outputs",
     "timestamp",
 ]
 
 #: Changes when the layout of an entry or the record changes (older entries are not used).
-CACHE_FORMAT = 1
-#: Entries kept per page (the newest, by last use).
-KEEP = 4
+CACHE_FORMAT = 2
+#: Entries kept per page and profile: the most recently used ...
+KEEP_RECENT = 3
+#: ... and, of the others, those that took longest to execute.
+KEEP_COSTLY = 1
+#: How a registered excerpt read by a kernel is listed among an entry's files read.
+EXCERPT_PREFIX = "excerpt:"
 ENTRY = "entry.json"
 NOTEBOOK = "notebook.ipynb"
 FILES = "files"
@@ -205,6 +222,23 @@ def _changed(old: Mapping | None, new: Mapping | None, missing: str) -> str:
     return ", ".join(f"{k} {a.get(k, missing)} -> {b.get(k, missing)}" for k in names)
 
 
+def listed_reads(reads: Mapping[str, str]) -> dict[str, str]:
+    """The files a kernel read as an entry lists them: a file holding a registered excerpt
+    (its name and its published bytes) as ``excerpt:<name>``, any other by its path."""
+    from dadp_lite.data import DATASETS
+
+    excerpts = {(info.filename, info.sha256): name for name, info in DATASETS.items()}
+    listed = {}
+    for path, digest in reads.items():
+        name = excerpts.get((Path(path).name, digest))
+        listed[f"{EXCERPT_PREFIX}{name}" if name else path] = digest
+    return dict(sorted(listed.items()))
+
+
+#: ``resolve(name)``: the SHA-256 of a registered excerpt where it would be read now.
+Resolve = Callable[[str], str]
+
+
 @dataclass(frozen=True)
 class Lookup:
     """A usable entry (``entry`` set) or why the page must run (``reason``)."""
@@ -258,12 +292,17 @@ class BuildCache:
         extra = sorted(set(stored) - set(expected))
         return (None, f"unexpected file {extra[0]}") if extra else (content, "")
 
-    def _stale_reads(self, content: Mapping) -> str:
+    def _stale_reads(self, content: Mapping, resolve: Resolve | None) -> str:
         changed = []
         for path, digest in sorted((content.get("reads") or {}).items()):
-            now = current_sha256(path)
+            if path.startswith(EXCERPT_PREFIX):
+                name = path.removeprefix(EXCERPT_PREFIX)
+                now = resolve(name) if resolve is not None else None  # refuses a bad one
+                shown = f"excerpt {name}"
+            else:
+                now, shown = current_sha256(path), self._name(path)
             if now != digest:
-                changed.append(f"{self._name(path)} {'is gone' if now is None else 'changed'}")
+                changed.append(f"{shown} {'is gone' if now is None else 'changed'}")
         if not changed:
             return ""
         more = f" and {len(changed) - 2} more" if len(changed) > 2 else ""
@@ -301,11 +340,15 @@ class BuildCache:
                 found.append(content["record"])
         return found
 
-    def lookup(self, record: Mapping) -> Lookup:
+    def lookup(self, record: Mapping, resolve: Resolve | None = None) -> Lookup:
         """The entry to reuse for ``record``, or why the page must run again.
 
         Entries of the record's key are tried newest first; a damaged one is removed (and
         named when no other serves), one whose files read changed is passed over.
+        ``resolve(name)`` is the SHA-256 of the registered excerpt ``name`` where it would
+        be read now; it raises (a missing or altered excerpt) rather than return a stale
+        hash, and the error reaches the caller. Without it, an entry that read an excerpt
+        is not used.
         """
         key = cache_key(record)[:32]
         variants = [p for p in self._entries(str(record["page"])) if p.name.startswith(key)]
@@ -316,7 +359,7 @@ class BuildCache:
                 damaged.append(problem)
                 shutil.rmtree(folder, ignore_errors=True)
                 continue
-            changed = self._stale_reads(content)
+            changed = self._stale_reads(content, resolve)
             if changed:
                 stale = stale or changed
                 continue
@@ -344,7 +387,7 @@ class BuildCache:
 
     def store(self, record: Mapping, execution: Execution, executed_at: str) -> Path:
         """Store a successful execution under ``record`` (atomically); prune old entries."""
-        folder = self.entry_folder(record, execution.reads)
+        folder = self.entry_folder(record, listed_reads(execution.reads))
         clean_stale_temps(folder.parent)
         with temp_folder(folder.parent, folder.name) as tmp:
             (tmp / NOTEBOOK).write_bytes(execution.notebook)
@@ -354,7 +397,7 @@ class BuildCache:
             content = _signed({
                 "record": _plain(record),
                 "key": cache_key(record),
-                "reads": dict(sorted(execution.reads.items())),
+                "reads": listed_reads(execution.reads),
                 "files": folder_hashes(tmp),
                 "seconds": round(execution.seconds, 2),
                 "executed_at": executed_at,
@@ -362,9 +405,31 @@ class BuildCache:
             })  # fmt: skip
             (tmp / ENTRY).write_text(json.dumps(content, indent=1, sort_keys=True) + "\n")
             atomic_replace(tmp, folder)
-        for old in self._entries(str(record["page"]))[KEEP:]:
-            shutil.rmtree(old, ignore_errors=True)
+        self.prune(str(record["page"]))
         return folder
+
+    def prune(self, page: str) -> list[Path]:
+        """Remove the page's entries that eviction does not keep (see the module's text):
+        per profile, the :data:`KEEP_RECENT` most recently used and the :data:`KEEP_COSTLY`
+        slowest of the rest. Returns the removed folders."""
+        groups: dict[object, list[tuple[Path, float]]] = {}
+        for folder in self._entries(page):  # newest first
+            try:
+                content = json.loads((folder / ENTRY).read_text())
+                profile = content["record"].get("profile")
+                seconds = float(content.get("seconds") or 0.0)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                profile, seconds = None, 0.0  # unreadable: kept only as recent
+            groups.setdefault(profile, []).append((folder, seconds))
+        removed = []
+        for entries in groups.values():
+            rest = entries[KEEP_RECENT:]
+            costly = sorted(rest, key=lambda item: item[1], reverse=True)[:KEEP_COSTLY]
+            for folder, _seconds in rest:
+                if (folder, _seconds) not in costly:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    removed.append(folder)
+        return removed
 
     @staticmethod
     def discard(entry: Path) -> None:

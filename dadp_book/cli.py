@@ -40,6 +40,42 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:
         raise BuildError(f"{message} (see '{self.prog} --help')")
 
+    def parse_args(self, args=None, namespace=None):  # noqa: ANN001 - argparse's signature
+        """As argparse's, but an unrecognized argument is shown quoted (an empty one too)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            shown = ", ".join(repr(a) for a in extras)
+            empty = " (an empty argument: remove it, or quote a value)" if "" in extras else ""
+            self.error(f"unrecognized argument(s): {shown}{empty}")
+        return parsed
+
+
+def path_argument(text: str) -> Path:
+    """An argument naming a file or folder: not empty, and a UTF-8 name (a kernel, a YAML
+    record and a web page must all be able to write it)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give a path")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise argparse.ArgumentTypeError(
+            f"'{shown}' is not a UTF-8 name; rename it (or choose another path)"
+        ) from None
+    return Path(text)
+
+
+class _Once(argparse.Action):
+    """An option that may be given once: a second one is refused (not silently kept)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            earlier = getattr(namespace, self.dest)
+            raise BuildError(
+                f"{option_string} is given twice ({earlier} and {values}); give it once"
+            )
+        setattr(namespace, self.dest, values)
+
 
 def _add_value_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("chapter", help="slug, unique prefix (e.g. 01) or path")
@@ -52,14 +88,19 @@ def _add_value_options(command: argparse.ArgumentParser) -> None:
         metavar=("NAME", "VALUE"),
         help="set a parameter; VALUE is YAML (1, 1e-3, ma2019, [0.5, 1], data/my.csv)",
     )
-    command.add_argument("-y", "--yaml", type=Path, default=None, help="YAML file of NAME: value")
+    command.add_argument(
+        "-y", "--yaml", type=path_argument, action=_Once, default=None,
+        help="YAML file of NAME: value (once)",
+    )  # fmt: skip
     command.add_argument(
         "--profile",
         choices=PROFILES,
         default=None,
         help="start from this profile's values (default: the chapter's own defaults)",
     )
-    command.add_argument("--out", type=Path, default=None, help="output folder")
+    command.add_argument(
+        "--out", type=path_argument, action=_Once, default=None, help="output folder"
+    )
     command.add_argument(
         "--allow-long",
         action="store_true",
@@ -70,12 +111,17 @@ def _add_value_options(command: argparse.ArgumentParser) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dadp-book", description="Build and rerun the chapters of dadp-book.")
     parser.set_defaults(allow_long=False)
-    parser.add_argument("--root", type=Path, default=None, help="book folder (default: search up)")
+    parser.add_argument(
+        "--root", type=path_argument, default=None, help="book folder (default: search up)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="execute every chapter with papermill, render the HTML")
     build.add_argument("--profile", choices=PROFILES, default="quick")
     build.add_argument("--chapters", default=None, help="comma-separated slugs (default: all)")
-    build.add_argument("--build-dir", type=Path, default=None, help="default: <root>/_build")
+    build.add_argument(
+        "--build-dir", type=path_argument, action=_Once, default=None,
+        help="default: <root>/_build",
+    )  # fmt: skip
     build.add_argument("--jobs", type=int, default=None, help="parallel chapters (default: 2)")
     build.add_argument("--no-html", action="store_true", help="execute only")
     build.add_argument(
@@ -95,7 +141,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-html", action="store_true", help="skip the one-page HTML render")
     sweep = sub.add_parser("sweep", help="run a chapter over a parameter grid, collect its CSVs")
     _add_value_options(sweep)
-    sweep.add_argument("--grid", type=Path, required=True, help="YAML: NAME: [v1, v2, ...]")
+    sweep.add_argument(
+        "--grid", type=path_argument, action=_Once, required=True,
+        help="YAML: NAME: [v1, v2, ...] (once)",
+    )  # fmt: skip
     sweep.add_argument("--jobs", type=int, default=None, help="parallel points (default: 2)")
     sweep.add_argument(
         "--dask",
@@ -108,7 +157,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--dask-timeout", type=float, default=10.0, help="seconds (default 10)")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
     glue = sub.add_parser("glue", help="print every glued value of a build: slug, key, value")
-    glue.add_argument("build_dir", type=Path, metavar="BUILD_DIR")
+    glue.add_argument("build_dir", type=path_argument, metavar="BUILD_DIR")
     _add_course_commands(sub)
     return parser
 

@@ -23,7 +23,10 @@ as ``benchmarks/results/scale.csv``), with their SHA-256: the build cache
 (:mod:`dadp_book.cache`) checks them before it reuses a result. An audit hook
 installed when the kernel starts records them (``sys.addaudithook``, event ``open``);
 files read by compiled libraries on their own (a Parquet file through pyarrow) are not
-seen, which is why dataset parameters are hashed separately.
+seen, which is why dataset parameters are hashed separately. A dataset file that
+``dadp_lite`` reads is hashed from the bytes it read, in the kernel
+(:data:`dadp_lite.data.ENV_READS_LOG`): that hash, not the file's after the kernel ended,
+is the one reported, and a file read twice with different bytes fails the execution.
 """
 
 from __future__ import annotations
@@ -45,10 +48,12 @@ from jupyter_client import AsyncKernelManager
 
 from dadp_book.outputs import remove_stale_sockets, temp_folder
 from dadp_book.provenance import environment, file_sha256
+from dadp_lite.data import ENV_READS_LOG
 
 __all__ = [
     "KERNEL_ENVIRONMENT",
     "Execution",
+    "changed_while_read",
     "describe_failure",
     "execute_notebook",
     "show_parameters",
@@ -73,6 +78,8 @@ SOURCE_NAME = ".source.ipynb"
 OUTPUT_NAME = ".executed.ipynb"
 #: The kernel's list of the files it opened for reading (hidden: not a written file).
 READS_NAME = ".reads"
+#: The kernel's list of the dataset files ``dadp_lite`` read, with the hash of the bytes.
+DATA_READS_NAME = ".datasets-read"
 
 #: Run in the kernel when it starts (``exec_lines``, in a namespace of its own: no name
 #: reaches the chapter): an audit hook that appends each file opened for reading, once,
@@ -115,7 +122,9 @@ class PinnedKernelManager(AsyncKernelManager):
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENVIRONMENT}
         remove_stale_sockets(Path(tempfile.gettempdir()), "dadp-kernel-")  # of killed kernels
         # papermill runs the kernel in its working folder by changing ours (``cwd``)
-        watch = _watch_reads(Path(str(kw.get("cwd") or os.getcwd())))
+        work = Path(str(kw.get("cwd") or os.getcwd()))
+        kw["env"][ENV_READS_LOG] = str(work / DATA_READS_NAME)
+        watch = _watch_reads(work)
         kw["extra_arguments"] = [*(kw.get("extra_arguments") or []), watch]
         self.transport = "ipc"
         # a short, unique prefix (a Unix socket path holds at most 107 bytes); jupyter_client
@@ -157,17 +166,47 @@ def _watch_reads(work: Path) -> str:
     return f"--IPKernelApp.exec_lines=exec({code!r}, {{}})"
 
 
-def _reads(work: Path) -> dict[str, str]:
-    """``{path: SHA-256}`` of the files the kernel logged (those that still exist)."""
+def _reads(work: Path, loaded: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    """``{path: SHA-256}`` of the files the kernel logged (those that still exist); a
+    dataset file ``dadp_lite`` read (``loaded``) with the hash of the bytes it read."""
     log = work / READS_NAME
-    if not log.is_file():
-        return {}
     found = {}
-    for line in sorted(set(log.read_text(encoding="utf-8").splitlines())):
-        path = Path(line)
-        if line and path.is_file() and work not in path.parents:
-            found[line] = file_sha256(path)
+    if log.is_file():
+        for line in sorted(set(log.read_text(encoding="utf-8").splitlines())):
+            path = Path(line)
+            if line and path.is_file() and work not in path.parents:
+                found[line] = file_sha256(path)
+    for path, digests in loaded.items():
+        if work not in Path(path).parents:
+            found[path] = digests[0]
+    return dict(sorted(found.items()))
+
+
+def _loaded(work: Path) -> dict[str, tuple[str, ...]]:
+    """``{real path: distinct SHA-256s of the bytes read, in order}`` of the dataset files
+    ``dadp_lite`` read in the kernel (:data:`DATA_READS_NAME`)."""
+    log = work / DATA_READS_NAME
+    found: dict[str, tuple[str, ...]] = {}
+    if log.is_file():
+        text = log.read_text(encoding="utf-8", errors="surrogateescape")
+        for line in text.splitlines():
+            digest, _, path = line.partition(" ")
+            if path and digest not in found.get(path, ()):
+                found[path] = (*found.get(path, ()), digest)
     return found
+
+
+def changed_while_read(loaded: Mapping[str, tuple[str, ...]]) -> str | None:
+    """The error of an execution that read one dataset file with different bytes."""
+    for path, digests in sorted(loaded.items()):
+        if len(digests) > 1:
+            shown = ", ".join(f"{d[:12]}..." for d in digests)
+            return (
+                f"dataset file {path} changed while the chapter ran (read {len(digests)} "
+                f"times with different bytes: SHA-256 {shown}); run again on a file that "
+                "stays put"
+            )
+    return None
 
 
 def write_if_changed(path: Path, content: bytes) -> bool:
@@ -188,7 +227,9 @@ class Execution:
     """One executed chapter: the notebook, the files it wrote, its time and its failure.
 
     ``reads`` maps each file the kernel opened for reading (outside the Python
-    installation, ``dadp_lite`` and its working folder) to its SHA-256.
+    installation, ``dadp_lite`` and its working folder) to its SHA-256; ``loaded`` each
+    dataset file ``dadp_lite`` read to the SHA-256 of the bytes it read (one, unless the
+    file changed between two reads, which fails the execution).
     """
 
     slug: str
@@ -198,6 +239,7 @@ class Execution:
     error: str | None = None
     environment: dict = field(default_factory=dict)
     reads: dict[str, str] = field(default_factory=dict)
+    loaded: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def save(self, folder: Path) -> Path:
         """Write the notebook (as ``<slug>.ipynb``) and the chapter's files into ``folder``
@@ -415,6 +457,8 @@ def execute_notebook(
         if executed and error is None:
             executed = show_values(executed, shown)
         files = _written(work)
-        reads = _reads(work)
+        loaded = _loaded(work)
+        reads = _reads(work, loaded)
+    error = error or changed_while_read(loaded)
     seconds = time.perf_counter() - start
-    return Execution(slug, executed, files, seconds, error, environment(), reads)
+    return Execution(slug, executed, files, seconds, error, environment(), reads, loaded)

@@ -4,11 +4,19 @@ Everything is written into a temporary folder beside its destination and moved i
 when complete. A temporary folder is named ``.tmp-<what>-<host>-<pid>-<random>``: the next
 run removes those whose owning process (on this host) is gone, and a SIGTERM or SIGINT is
 turned into ``KeyboardInterrupt`` so that ``finally`` blocks remove them at once.
+
+One output folder has one writer: :func:`output_lock` holds a lock file beside it (an
+``flock``, released by the system if the process dies) for as long as a run, sweep or
+build writes it, and a second process is refused at once, naming the folder. A full disk
+is named early: :func:`check_free_space` refuses to start (or to go on) when less than
+:data:`MIN_FREE_BYTES` is free where the output goes, and :func:`disk_full` turns a write
+that failed for want of space into one line naming the folder.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import os
 import re
@@ -26,10 +34,14 @@ from pathlib import Path
 from dadp_book.errors import BuildError
 
 __all__ = [
+    "MIN_FREE_BYTES",
     "atomic_replace",
+    "check_free_space",
     "check_replaceable",
     "clean_stale_temps",
+    "disk_full",
     "interruptible",
+    "output_lock",
     "output_parent",
     "remove_stale_sockets",
     "temp_folder",
@@ -38,6 +50,9 @@ __all__ = [
 ]
 
 TEMP_PREFIX = ".tmp-"
+#: Free space below which a run, sweep or build does not start (or stops between results):
+#: an executed chapter, its files and its page take a few MB, a whole book some hundreds.
+MIN_FREE_BYTES = 200 * 2**20
 _REPLACE_ATTEMPTS = 20
 #: What a rename sees when another process moves the same folder at the same moment.
 _RACE_ERRORS = (errno.ENOENT, errno.EEXIST, errno.ENOTEMPTY)
@@ -228,3 +243,88 @@ def interruptible() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _lock_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.lock"
+
+
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold ``out`` for this process while the block runs (its parent must exist).
+
+    A second process asking for the same folder is refused at once with a
+    :class:`BuildError` naming it and the process that holds it. The lock is an ``flock``
+    on ``.<name>.lock`` beside ``out``, removed when the block ends; a process killed
+    outright leaves the file behind but not the lock.
+    """
+    path = _lock_path(out)
+    while True:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(handle, 64).decode(errors="replace").strip()
+            os.close(handle)
+            who = f" (process {holder})" if holder.isdigit() else ""
+            raise BuildError(
+                f"{out} is being written by another dadp-book run{who}; wait for it to "
+                "finish, or choose another output folder"
+            ) from None
+        try:
+            same = os.fstat(handle).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:  # removed by its last holder meanwhile: take a new one
+            same = False
+        if same:
+            break
+        os.close(handle)
+    try:
+        os.ftruncate(handle, 0)
+        os.write(handle, str(os.getpid()).encode())
+        yield
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        os.close(handle)
+
+
+def _free(path: Path) -> int | None:
+    """Free bytes on the disk that holds (or will hold) ``path``; None where unknown (a
+    pseudo file system such as /proc reports a size of 0)."""
+    for folder in (path, *path.parents):
+        if folder.exists():
+            try:
+                usage = shutil.disk_usage(folder)
+            except OSError:
+                return None
+            return usage.free if usage.total > 0 else None
+    return None
+
+
+def check_free_space(out: Path, what: str, need: int = MIN_FREE_BYTES) -> None:
+    """Refuse to start (or go on) writing ``out`` when less than ``need`` bytes are free
+    on its disk; the message names the folder and the space."""
+    free = _free(out)
+    if free is not None and free < need:
+        raise BuildError(
+            f"the disk holding {out} has {free / 2**20:.0f} MiB free; {what} needs at least "
+            f"{need / 2**20:.0f} MiB: free some space and run again"
+        )
+
+
+@contextmanager
+def disk_full(out: Path) -> Iterator[None]:
+    """Turn a write that failed for want of space (ENOSPC, EDQUOT) into one line naming
+    ``out`` (an ``OSError`` of a write names no file)."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        where = f" ({error.filename})" if error.filename else ""
+        raise BuildError(
+            f"the disk holding {out} is full{where}: {error.strerror}; free some space and "
+            "run again (finished results are kept)"
+        ) from None

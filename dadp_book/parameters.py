@@ -62,13 +62,13 @@ _ATTRIBUTES = ", ".join(ATTRIBUTES)
 VOCABULARY: dict[str, str] = {
     "DATASETS": "list[dataset], distinct; datasets: registered names or .csv/.parquet files",
     "DATASET": "dataset; a registered name (ma2019, tx2019, national2019) or a .csv/.parquet file",
-    "EPSILONS": "list[float] in [0.001, 100]; privacy parameters epsilon",
+    "EPSILONS": "list[float] in [0.001, 100], distinct; privacy parameters epsilon",
     "EPSILON": "float in [0.001, 100]; privacy parameter epsilon",
     "REPS": "int in [2, 100000]; Monte Carlo repetitions of each experiment",
     "*_REPS": "int in [2, 100000]; repetitions of one check or experiment",
     "SEED": "int in [0, 4294967295]; seed of the chapter's numpy SeedSequence",
     "K": "int in [1, 1000]; suppression threshold / anonymity parameter k",
-    "K_VALUES": "list[int] in [1, 1000]; values of k",
+    "K_VALUES": "list[int] in [1, 1000], distinct; values of k",
     "QI": f"list[str] one of {_ATTRIBUTES}, distinct; quasi-identifier attributes",
     "ATTRIBUTES": f"list[str] one of {_ATTRIBUTES}, distinct; attributes of the histogram",
     "N_BOOT": "int in [2, 100000]; bootstrap resamples",
@@ -138,13 +138,15 @@ _DECLARATION = re.compile(rf"^(?:list\[|(?:{'|'.join(KINDS)})\b)")
 
 def _declare(name: str, comment: str | None) -> tuple[Spec | None, str, str]:
     """A comment starting with a type is a declaration; any other comment is the meaning."""
+    entry = vocabulary_entry(name)
     if comment and _DECLARATION.match(comment):
         try:
             spec, meaning = parse_declaration(comment)
-            return spec, meaning, "declared"
         except DeclarationError as error:
             return None, "", f"bad declaration: {error}"
-    entry = vocabulary_entry(name)
+        if not meaning and entry is not None:  # a narrower range of a standard name
+            meaning = parse_declaration(entry)[1]
+        return spec, meaning, "declared"
     if entry is None:
         return None, comment or "", "undeclared: not in the vocabulary and no '# <type>' comment"
     spec, meaning = parse_declaration(entry)
@@ -189,6 +191,11 @@ def describe_parameters(params: Sequence[Parameter]) -> str:
     return "\n".join(f"  {p.describe()}" for p in params)
 
 
+def _shown(text: str) -> str:
+    """Text from the command line as it can be printed (undecodable bytes as ``\\xff``)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def parse_assignments(
     params: Sequence[Parameter], pairs: Sequence[Sequence[str]]
 ) -> dict[str, object]:
@@ -202,6 +209,14 @@ def parse_assignments(
                 f"-p {name} is given twice ({given[name]!r} and {text!r}); give each parameter once"
             )
         given[name] = text
+        for what, value in (("name", name), ("value", text)):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BuildError(
+                    f"-p {_shown(name)} '{_shown(text)}': the {what} is not UTF-8 text; "
+                    "rename the file (or retype it)"
+                ) from None
         spec = declared[name].spec if name in declared else None
         if spec is not None and spec.kind in ("str", "dataset") and not spec.is_list:
             out[name] = text
@@ -287,30 +302,66 @@ UNIVERSE_CELLS = 540
 RELEASE_COPIES = 4
 
 
-def memory_estimate(values: Mapping[str, object]) -> tuple[int, str]:
-    """Bytes of the largest arrays a chapter builds from its repetition counts, and what.
+def _largest_rows(datasets: Mapping) -> int:
+    """The most records of any dataset of a run (provenance records with ``rows``)."""
+    rows = [0]
+    for records in datasets.values():
+        for record in records if isinstance(records, list) else [records]:
+            if isinstance(record, Mapping) and isinstance(record.get("rows"), int):
+                rows.append(record["rows"])
+    return max(rows)
 
-    The releases of ``REPS`` (or ``*_REPS``) repetitions over the 540-cell universe (8 bytes
-    a cell, :data:`RELEASE_COPIES` copies) and the bootstrap's ``N_BOOT x REPS`` weights
-    (:func:`dadp_lite.metrics.bootstrap_bias_replicates`, 8 bytes each, and its product).
+
+def _counts(value: object) -> list[int]:
+    items = value if isinstance(value, list | tuple) else [value]
+    return [v for v in items if isinstance(v, int) and not isinstance(v, bool)]
+
+
+def memory_estimate(
+    values: Mapping[str, object],
+    params: Sequence[Parameter] = (),
+    datasets: Mapping | None = None,
+) -> tuple[int, str]:
+    """Bytes of the largest arrays a chapter builds from its counts, and what.
+
+    A count whose declaration says what one unit holds (``N bytes each``, ``per record``:
+    times the records of the run's largest dataset, from ``datasets``' provenance) holds
+    that many bytes per unit. Other repetition counts (``REPS``, ``*_REPS``) hold releases
+    over the 540-cell universe (8 bytes a cell, :data:`RELEASE_COPIES` copies); the
+    bootstrap holds ``N_BOOT x REPS`` weights (:func:`dadp_lite.metrics.bootstrap_bias_replicates`,
+    8 bytes each, and its product).
     """
-    reps = {n: v for n, v in values.items() if (n == "REPS" or fnmatch.fnmatchcase(n, "*_REPS"))
-            and isinstance(v, int) and not isinstance(v, bool)}  # fmt: skip
+    specs = {p.name: p.spec for p in params if p.spec is not None}
+    rows = _largest_rows(datasets or {})
     estimates = [(0, "nothing")]
-    for name, count in reps.items():
-        size = 8 * RELEASE_COPIES * count * UNIVERSE_CELLS
-        estimates.append((size, f"{name} = {count} releases of {UNIVERSE_CELLS} cells"))
-    boot, main = values.get("N_BOOT"), reps.get("REPS")
-    if isinstance(boot, int) and isinstance(main, int):
+    for name, value in values.items():
+        counts = _counts(value)
+        if not counts:
+            continue
+        count, spec = max(counts), specs.get(name)
+        if spec is not None and spec.bytes_each is not None:
+            unit = spec.bytes_each * (max(rows, 1) if spec.per_record else 1)
+            per = f" x {rows} records" if spec.per_record else ""
+            estimates.append((unit * count, f"{name} = {count} x {spec.bytes_each} bytes{per}"))
+        elif name == "REPS" or fnmatch.fnmatchcase(name, "*_REPS"):
+            size = 8 * RELEASE_COPIES * count * UNIVERSE_CELLS
+            estimates.append((size, f"{name} = {count} releases of {UNIVERSE_CELLS} cells"))
+    boot, main = _counts(values.get("N_BOOT")), _counts(values.get("REPS"))
+    if boot and main:
         estimates.append(
-            (16 * boot * main, f"N_BOOT = {boot} bootstrap replicates of REPS = {main}")
+            (16 * boot[0] * main[0], f"N_BOOT = {boot[0]} bootstrap replicates of REPS = {main[0]}")
         )
     return max(estimates)
 
 
-def check_memory_estimate(slug: str, values: Mapping[str, object]) -> None:
+def check_memory_estimate(
+    slug: str,
+    values: Mapping[str, object],
+    params: Sequence[Parameter] = (),
+    datasets: Mapping | None = None,
+) -> None:
     """Refuse values whose arrays cannot fit in memory (:func:`memory_estimate`)."""
-    size, what = memory_estimate(values)
+    size, what = memory_estimate(values, params, datasets)
     try:
         check_memory(size, what)
     except ResourceError as error:

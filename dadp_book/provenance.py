@@ -153,27 +153,38 @@ def datasets_of(
     return out
 
 
-def check_unchanged(datasets: Mapping[str, object]) -> None:
-    """Refuse a result if a dataset file changed since its record was made (run, point).
+def check_unchanged(
+    datasets: Mapping[str, object], loaded: Mapping[str, Sequence[str]] | None = None
+) -> None:
+    """Refuse a result not computed from the bytes its record names (run, point).
 
-    ``datasets`` as from :func:`datasets_of`: every record with a ``path`` is hashed again
-    (a registered excerpt described from the registry alone has none; it is verified
-    wherever it is read).
+    ``datasets`` as from :func:`datasets_of`; ``loaded`` maps each dataset file the kernel
+    read to the SHA-256 of the bytes it read (:attr:`dadp_book.execute.Execution.loaded`).
+    A record's hash must be the hash of the bytes read: a file the kernel read is compared
+    by what it read (a file swapped and put back during the run is caught); one it did not
+    read through ``dadp_lite`` is hashed again. A registered excerpt described from the
+    registry alone has no path; it is verified wherever it is read.
     """
+    loaded = loaded or {}
     for parameter, records in datasets.items():
         for record in records if isinstance(records, list) else [records]:
             path = record.get("path") if isinstance(record, dict) else None
             if not path:
                 continue
-            try:
-                now = file_sha256(Path(path))
-            except OSError as error:
-                now = f"unreadable ({error.strerror})"
+            read = list(loaded.get(path) or [])
+            if read:
+                now, when = read[0] if len(read) == 1 else "several versions", "read"
+            else:
+                when = "after"
+                try:
+                    now = file_sha256(Path(path))
+                except OSError as error:
+                    now = f"unreadable ({error.strerror})"
             if now != record["sha256"]:
                 raise BuildError(
                     f"dataset file {path} ({parameter}) changed while the chapter ran (SHA-256 "
-                    f"{record['sha256'][:12]}... before, {now[:12]}... after); nothing written: "
-                    "run again on a file that stays put"
+                    f"{record['sha256'][:12]}... checked before, {now[:12]}... {when}); "
+                    "nothing written: run again on a file that stays put"
                 )
 
 

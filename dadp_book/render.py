@@ -14,6 +14,11 @@ the table of contents, of the configuration or of the renderer (the Sphinx exten
 the other :data:`RENDER_MODULES`, or a rendering package's version) renders everything
 again, as does the render after a failed one (its warnings must be seen again in strict
 mode).
+
+A render also records the SHA-256 of every file of its output folder
+(``.dadp-<builder>-output.json``). When the stage is unchanged, the output is checked
+against it: a page deleted, cut short or edited in the output is copied again from Jupyter
+Book's own tree when that tree is intact, and otherwise the whole book is rendered again.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import yaml
 
 from dadp_book.errors import BuildError
 from dadp_book.outputs import temp_folder, write_atomic
-from dadp_book.provenance import file_sha256, versions
+from dadp_book.provenance import file_sha256, folder_hashes, versions
 from dadp_book.stage import copy_static, resolve_chapter_links
 
 __all__ = ["render_html", "render_single_chapter", "staged_state"]
@@ -202,9 +207,13 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
     html = build_dir / builder
     record, environment = jb_out / f".dadp-{builder}-rendered.json", jb_out / ENVIRONMENT
     state = {**staged_state(stage), "strict": strict}
-    if _load(record) == state and html.is_dir() and any(html.iterdir()):
-        print(f"  {builder}: the staged book is unchanged since its last render", flush=True)
-        return html
+    outputs = jb_out / f".dadp-{builder}-output.json"
+    damaged = ""
+    if _load(record) == state:
+        damaged = _restore(jb_out / "_build" / builder, html, _load(outputs))
+        if not damaged:
+            print(f"  {builder}: the staged book is unchanged since its last render", flush=True)
+            return html
     previous = _load(environment)  # what Sphinx's environment was last built from
     record.unlink(missing_ok=True)
     environment.unlink(missing_ok=True)  # a failed render is followed by a full one
@@ -216,6 +225,7 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
         text
         for text, applies in (
             ("no earlier render", not previous),
+            (damaged, bool(damaged)),
             ("strict mode changed", previous and previous.get("strict") != strict),
             ("a title changed", previous and _titles(previous) != _titles(state)),
             ("the renderer changed", previous and previous.get("renderer") != state["renderer"]),
@@ -250,7 +260,6 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
         command += ["-n", "-W", "--keep-going"]
     if fresh:
         command += ["--all"]
-    print(f"  rendering {builder}:", " ".join(command[2:]), flush=True)
     completed = subprocess.run(command, capture_output=True, text=True)
     log = completed.stdout + completed.stderr
     suffix = "" if builder == "html" else f"-{builder}"
@@ -260,9 +269,37 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
         shown = "\n".join(problems[:40]) or log[-3000:]
         raise BuildError(f"Jupyter Book reported problems (strict mode):\n{shown}")
     _mirror(jb_out / "_build" / builder, html)
+    hashes = folder_hashes(html)
+    write_atomic(outputs, lambda tmp: tmp.write_text(json.dumps(hashes, sort_keys=True)))
     for path in (environment, record):
         write_atomic(path, lambda tmp: tmp.write_text(json.dumps(state, sort_keys=True)))
     return html
+
+
+def _restore(rendered: Path, html: Path, expected: dict) -> str:
+    """Check the output folder ``html`` against the hashes of the last render; copy back
+    from Jupyter Book's tree ``rendered`` what is missing or damaged. Returns "" when the
+    output is whole (again), else why everything must be rendered again."""
+    if not expected:
+        return "no record of the rendered output"
+    present = folder_hashes(html) if html.is_dir() else {}
+    wrong = sorted(name for name, digest in expected.items() if present.get(name) != digest)
+    extra = sorted(set(present) - set(expected))
+    if not wrong and not extra:
+        return ""
+    shown = ", ".join(wrong[:3]) + (f" and {len(wrong) - 3} more" if len(wrong) > 3 else "")
+    source = folder_hashes(rendered) if rendered.is_dir() else {}
+    if any(source.get(name) != expected[name] for name in wrong):
+        return f"the rendered output is damaged ({shown or extra[0]}) and so is Jupyter Book's"
+    for name in wrong:
+        (html / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(rendered / name, html / name)
+    for name in extra:
+        (html / name).unlink()
+    if wrong:
+        print(f"  {html.name}: re-created {len(wrong)} page(s) missing or damaged in the "
+              f"output: {shown}", flush=True)  # fmt: skip
+    return ""
 
 
 def _load(path: Path) -> dict:

@@ -9,9 +9,17 @@ cell (or an entry of the vocabulary in :mod:`dadp_book.parameters`)::
                    | list[dataset]
     INTERVAL    := ("[" | "(") NUMBER ", " NUMBER ("]" | ")")     NUMBER: 0.5, 1e-6, inf, -inf
     FLAG        := distinct | non-empty | "at most " INTEGER
+                   | INTEGER " bytes each" [" per record"]
 
 Examples: ``# int in [1, 64]``, ``# float in (0, 1); chance of a zero``,
-``# list[float] in [0, inf)``, ``# list[str] one of race, sex, tenure, distinct``.
+``# list[float] in [0, inf)``, ``# list[str] one of race, sex, tenure, distinct``,
+``# int in [1000, 10000000], 1024 bytes each; repetitions of a 4-cell release``.
+
+``N bytes each`` says what one unit of a count holds in memory at once (``per record``:
+times the records of the largest dataset of the run); the memory check before a run
+(:func:`dadp_book.parameters.memory_estimate`) multiplies it by the value. Repetition
+counts without it (``REPS``, ``*_REPS``) are taken to hold releases of the whole
+histogram universe.
 
 Rules: a list is never empty (``non-empty`` may be written for clarity) and a single value
 given for a list becomes a one-element list; ``distinct`` refuses repeated elements; a list
@@ -43,6 +51,7 @@ __all__ = [
 
 KINDS = ("int", "float", "str", "bool", "dataset")
 FLAGS = ("distinct", "non-empty")
+_BYTES_EACH = re.compile(r"^(\d+) bytes each( per record)?$")
 #: Values a list may hold unless its declaration allows more (``at most N``): each value of
 #: a list is usually one more pass of the chapter's experiments.
 MAX_ITEMS = 100
@@ -74,6 +83,8 @@ class Spec:
     choices: tuple[str, ...] | None = None
     distinct: bool = False
     max_items: int = MAX_ITEMS
+    bytes_each: int | None = None
+    per_record: bool = False
 
     def describe(self) -> str:
         """The declaration, in the grammar above (without the meaning)."""
@@ -84,7 +95,10 @@ class Spec:
             left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
             text += f" in {left}{_number(self.low)}, {_number(self.high)}{right}"
         text += ", distinct" if self.distinct else ""
-        return text + (f", at most {self.max_items}" if self.max_items != MAX_ITEMS else "")
+        text += f", at most {self.max_items}" if self.max_items != MAX_ITEMS else ""
+        if self.bytes_each is not None:
+            text += f", {self.bytes_each} bytes each" + (" per record" if self.per_record else "")
+        return text
 
     def check(self, value: object) -> object:
         """The value as it will be passed to the chapter, or :class:`SpecError`."""
@@ -187,14 +201,21 @@ def parse_declaration(text: str) -> tuple[Spec, str]:
         rest = rest[interval.end() :]
     elif rest.startswith("one of "):
         words = [w.strip() for w in rest[len("one of ") :].split(",")]
-        flag = [w in FLAGS or bool(_AT_MOST.match(w)) for w in words]
+        flag = [w in FLAGS or bool(_AT_MOST.match(w) or _BYTES_EACH.match(w)) for w in words]
         fields["choices"] = tuple(w for w, f in zip(words, flag, strict=True) if not f)
         rest = ", ".join(w for w, f in zip(words, flag, strict=True) if f)
     flags = [f.strip() for f in rest.split(",") if f.strip()]
-    unknown = [f for f in flags if f not in FLAGS and not _AT_MOST.match(f)]
+    known = (_AT_MOST, _BYTES_EACH)
+    unknown = [f for f in flags if f not in FLAGS and not any(r.match(f) for r in known)]
     if unknown:
         raise DeclarationError(f"unknown words {unknown} in {body!r}")
     fields["distinct"] = "distinct" in flags
+    for flag in flags:
+        each = _BYTES_EACH.match(flag)
+        if each:
+            if kind != "int":
+                raise DeclarationError(f"'bytes each' applies to a count (int), not to {kind}")
+            fields.update(bytes_each=int(each.group(1)), per_record=bool(each.group(2)))
     for flag in flags:
         if _AT_MOST.match(flag):
             if not fields["is_list"]:

@@ -9,8 +9,10 @@ Sweep folder (default ``sweeps/<slug>-<hash of the grid>``)::
     failed.yaml    the points that failed in the last sweep (absent if none)
 
 ``results.csv`` has no times or dates: the same inputs give the same bytes, on 1 or N cores,
-locally or on Dask. Resuming verifies every finished point (:mod:`dadp_book.points`)
-and recomputes those that are stale or damaged, saying which and why.
+locally or on Dask. One sweep at a time writes a folder (a second is refused), and a disk
+running out of space stops the sweep after the point that found it, naming the folder.
+Resuming verifies every finished point (:mod:`dadp_book.points`) and recomputes those that
+are stale or damaged, saying which and why.
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ from dadp_book.discovery import convert_chapter, resolve_chapter
 from dadp_book.errors import BuildError
 from dadp_book.grid import Point, load_grid, plan_points
 from dadp_book.outputs import (
+    check_free_space,
     check_replaceable,
     clean_stale_temps,
+    disk_full,
     interruptible,
+    output_lock,
     output_parent,
 )
 from dadp_book.parameters import (
@@ -115,13 +120,14 @@ def _check_same_chapter(out: Path, slug: str) -> None:
 
 
 def _records(root: Path, slug: str, points: Sequence[Point], provenance: dict) -> list[dict]:
-    specs = {p.name: p.spec for p in chapter_parameters(root, slug)}
+    params = chapter_parameters(root, slug)
+    specs = {p.name: p.spec for p in params}
     records, known = [], {}
     for point in points:
         effective = effective_parameters(root, slug, point.values)
         datasets = datasets_of(specs, effective, locate=False, known=known)
         check_records(slug, effective, datasets)
-        check_memory_estimate(slug, effective)
+        check_memory_estimate(slug, effective, params, datasets)
         records.append({
             "provenance": provenance,
             "parameters": effective,
@@ -157,7 +163,7 @@ def _outcome(point: Point, record: dict, outcome: Outcome, folder: Path) -> Poin
         error = f"the worker's installation differs from this machine's ({', '.join(differs)})"
         return PointResult(point.point_id, point.values, "failed", outcome.seconds, error)
     try:
-        check_unchanged(record["datasets"])
+        check_unchanged(record["datasets"], outcome.loaded)
     except BuildError as error:
         return PointResult(point.point_id, point.values, "failed", outcome.seconds, str(error))
     store_point(folder, record, outcome)
@@ -179,6 +185,7 @@ def _execute(plan: SweepPlan, todo: list[int], run, progress: bool) -> dict:
             bar.update(1)
             if results[i].status == "failed":
                 bar.write(f"  point {results[i].point_id} FAILED: {results[i].error}")
+            check_free_space(plan.out, "the rest of the sweep")  # stop at once, not at the end
     finally:
         bar.close()
     return results
@@ -217,27 +224,26 @@ def sweep_chapter(
         raise BuildError(f"--dask-timeout must be > 0 seconds, got {dask_timeout}")
     check_dask_address(dask)
     plan = plan_sweep(root, chapter, grid_path, out, profile, fixed, sweeps_dir)
-    folders = [plan.out / "points" / p.point_id for p in plan.points]
-    verdicts = [inspect_point(f, r) for f, r in zip(folders, plan.records, strict=True)]
-    _report(plan, verdicts)
-    todo = [i for i, v in enumerate(verdicts) if v.state != "reused"]
-    results = {
-        i: PointResult(p.point_id, p.values, "reused")
-        for i, p in enumerate(plan.points)
-        if i not in todo
-    }
-    with (
-        interruptible(),
-        output_parent(plan.out),
-        _runner(todo, dask, jobs, dask_timeout, plan.out) as run,
-    ):
-        start_sweep(plan.out, plan.echo, plan.provenance)
-        for folder in (plan.out, plan.out / "points"):
-            clean_stale_temps(folder)
-        if todo:
-            results.update(_execute(plan, todo, run, progress))
-        for i in todo:
-            results[i].reason = f"{verdicts[i].state}: {verdicts[i].reason}".rstrip(": ")
-        ordered = [results[i] for i in range(len(plan.points))]
-        finish_sweep(plan.out, ordered, plan.points, plan.provenance)
+    check_free_space(plan.out, "a sweep")
+    with interruptible(), output_parent(plan.out), output_lock(plan.out), disk_full(plan.out):
+        _check_same_chapter(plan.out, plan.slug)  # again, now that no other sweep writes it
+        folders = [plan.out / "points" / p.point_id for p in plan.points]
+        verdicts = [inspect_point(f, r) for f, r in zip(folders, plan.records, strict=True)]
+        _report(plan, verdicts)
+        todo = [i for i, v in enumerate(verdicts) if v.state != "reused"]
+        results = {
+            i: PointResult(p.point_id, p.values, "reused")
+            for i, p in enumerate(plan.points)
+            if i not in todo
+        }
+        with _runner(todo, dask, jobs, dask_timeout, plan.out) as run:
+            start_sweep(plan.out, plan.echo, plan.provenance)
+            for folder in (plan.out, plan.out / "points"):
+                clean_stale_temps(folder)
+            if todo:
+                results.update(_execute(plan, todo, run, progress))
+            for i in todo:
+                results[i].reason = f"{verdicts[i].state}: {verdicts[i].reason}".rstrip(": ")
+            ordered = [results[i] for i in range(len(plan.points))]
+            finish_sweep(plan.out, ordered, plan.points, plan.provenance)
     return plan.out, ordered

@@ -232,3 +232,27 @@ def test_output_shape_follows_epsilon(function, kwargs):
 def test_bad_input_names_the_argument(call, error, word):
     with pytest.raises(error, match=word):
         call()
+
+
+@pytest.mark.parametrize("sigma", [0.7, 2.0, 10.0, 40.0, 80.0])
+def test_the_replace_delta_by_privacy_loss_is_the_grid_sum(sigma):
+    """Above a 2-d grid of 4 million outputs (sigma > 83, epsilon < 0.024 at sigma = 2 /
+    epsilon) the replace delta is summed over the privacy loss instead (issue 33: the
+    documented epsilon = 0.001 failed with "too large to enumerate"); below it both sums
+    are available and agree to round-off, relative and in the tails."""
+    from dadp_lite.theory.accounting import _replace_delta_by_loss
+
+    eps = np.array([0.0, 0.01, 0.1, 0.5, 1.0, 3.0])
+    p, q = discrete_gaussian_output_pair(sigma, "replace")
+    np.testing.assert_allclose(
+        _replace_delta_by_loss(sigma, eps), exact_delta(p, q, eps), rtol=1e-12, atol=1e-300
+    )
+
+
+def test_the_replace_delta_at_the_smallest_epsilon_against_dp_accounting():
+    """epsilon = 0.001 (sigma = 2000): the exact delta lies below dp_accounting's
+    pessimistic PLD value, by at most that PLD's discretisation error."""
+    sigma = 2 / 0.001
+    exact = discrete_gaussian_delta_enumerated([0.001, 0.01], sigma=sigma, adjacency="replace")
+    pld = discrete_gaussian_histogram_delta([0.001, 0.01], sigma=sigma, adjacency="replace")
+    assert np.all(exact <= pld) and np.all(pld <= exact + pld_error_bound("replace"))

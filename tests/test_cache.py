@@ -25,6 +25,7 @@ import yaml
 
 from dadp_book import cache as cache_module
 from dadp_book.build import build_book
+from dadp_book.errors import BuildError
 
 pytestmark = pytest.mark.book
 
@@ -274,15 +275,133 @@ def test_data_edits_run_exactly_the_pages_that_read_the_file(toy):
     assert rebuild(toy) == {"notebooks/03-user": "dataset file changed"}
     numbers.write_text("1\n2\n3\n4\n")
     assert rebuild(toy) == {"book/reads": "file read results/numbers.csv changed"}
-    original = excerpt.read_bytes()
-    excerpt.write_bytes(original + b"1,1,1,30,60000,extra\n")
-    try:
-        assert rebuild(toy) == {"notebooks/02-data": f"file read {excerpt} changed"}
-    finally:
-        excerpt.write_bytes(original)
-        mine.write_text(USER_ROWS)
-        numbers.write_text("1\n2\n3\n")
+    mine.write_text(USER_ROWS)
+    numbers.write_text("1\n2\n3\n")
     assert rebuild(toy) == {}
+
+
+def _snapshot(build_dir: Path) -> dict[str, bytes]:
+    """Every file of a build folder but the cache (whose entries record their last use)."""
+    return {
+        str(path.relative_to(build_dir)): path.read_bytes()
+        for path in sorted(build_dir.rglob("*"))
+        if path.is_file() and path.relative_to(build_dir).parts[0] != "cache"
+    }
+
+
+def _one_error_line(capsys) -> str:
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dadp-book: error: "), lines
+    return lines[0]
+
+
+@pytest.mark.parametrize("folder", ["one-byte-changed", "empty", "missing"])
+def test_the_data_in_force_is_checked_before_anything_is_reused(toy, tmp_path, capsys, folder):
+    """Issue 33, item 1: with ``DADP_DATA_DIR`` at an altered copy of the excerpts, an
+    empty folder or none, ``make book`` reused every page and exited 0. Now the build (and
+    ``make pdf``) refuses at once with the line ``dadp-book run`` gives, and writes,
+    reuses and renders nothing."""
+    from dadp_book.cli import main
+
+    root, build_dir, data = toy
+    rebuild(toy, html=True)
+    copy = tmp_path / "data"
+    if folder != "missing":
+        copy.mkdir()
+    if folder == "one-byte-changed":
+        shutil.copy2(data / "mine.csv", copy / "mine.csv")
+        content = bytearray((data / "ma2019.csv").read_bytes())
+        content[-2] = ord("0") if content[-2] != ord("0") else ord("1")  # one digit
+        (copy / "ma2019.csv").write_bytes(bytes(content))
+    before = _snapshot(build_dir)
+    os.environ["DADP_DATA_DIR"] = str(copy)
+    try:
+        assert main(["--root", str(root), "run", "02", "--out", str(tmp_path / "run")]) == 1
+        run_line = _one_error_line(capsys)
+        for extra in ([], ["--pdf"]):
+            args = ["--root", str(root), "build", "--build-dir", str(build_dir), *extra]
+            assert main(args) == 1
+            assert _one_error_line(capsys) == run_line  # the same message as run's
+        with pytest.raises(BuildError):
+            build_book(root, "quick", build_dir=build_dir, html=False)
+    finally:
+        os.environ["DADP_DATA_DIR"] = str(data)
+    expected = {
+        "one-byte-changed": "does not match the published SHA-256 of ma2019.csv",
+        "empty": "ma2019.csv not found in",
+        "missing": "ma2019.csv not found in",
+    }
+    assert expected[folder] in run_line and "DADP_DATA_DIR" in run_line
+    assert _snapshot(build_dir) == before  # nothing reused, staged or rendered
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_copy_of_the_data_with_the_same_bytes_elsewhere_is_reused(toy, tmp_path):
+    """The cache lists an excerpt a page read by name (``excerpt:ma2019``) and checks it
+    where it would be read now: another folder holding the same bytes serves."""
+    root, build_dir, data = toy
+    rebuild(toy)
+    entry = _entry(build_dir, "notebooks/02-data") / "entry.json"
+    reads = json.loads(entry.read_text())["reads"]
+    assert list(reads) == ["excerpt:ma2019"], reads  # not the path it had
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(data, copy)
+    os.environ["DADP_DATA_DIR"] = str(copy)
+    try:
+        build(root, build_dir)
+        assert executed(build_dir) == {}
+    finally:
+        os.environ["DADP_DATA_DIR"] = str(data)
+
+
+def test_quick_edits_never_evict_the_full_profiles_results(tmp_path):
+    """Issue 33, item 2: four entries per page were kept, so four quick-profile edits
+    evicted the full profile's result (hours to recompute). Eviction is per profile: the
+    most recent and the most expensive of each profile stay."""
+    from dadp_book.execute import Execution
+
+    cache = cache_module.BuildCache(tmp_path / "cache")
+    notebook = _notebook(nbformat.v4.new_code_cell("x = 1"))
+
+    def store(profile: str, n: int, seconds: float) -> Path:
+        record = cache_module.cache_record("notebooks/01-x", notebook, {"N": n}, profile)
+        return cache.store(record, Execution("01-x", b"{}", {}, seconds), "now")
+
+    full = store("full", 1, 3600.0)
+    slow_quick = store("quick", 0, 60.0)
+    quick = [store("quick", n, 2.0) for n in range(1, 11)]  # ten quick-profile edits
+    kept = {p for p in (tmp_path / "cache" / "notebooks--01-x").iterdir()}
+    assert full in kept, "a quick-profile edit evicted the full profile's entry"
+    assert slow_quick in kept  # the most expensive of the quick entries
+    assert set(quick[-cache_module.KEEP_RECENT :]) <= kept  # and the most recent
+    assert len(kept) == 1 + cache_module.KEEP_RECENT + cache_module.KEEP_COSTLY
+
+
+def test_a_page_deleted_or_damaged_in_the_output_is_rendered_again(toy, capsys):
+    """Issue 33: ``make book`` kept a deleted or half-truncated HTML page ("unchanged since
+    its last render"). The output is checked against the hashes of the last render."""
+    _, build_dir, _ = toy
+    rebuild(toy, html=True)
+    html = build_dir / "html"
+    page, other = html / "notebooks" / "01-plain.html", html / "book" / "summary.html"
+    good = page.read_bytes(), other.read_bytes()
+    page.unlink()
+    other.write_bytes(good[1][: len(good[1]) // 2])
+    capsys.readouterr()
+    rebuild(toy, html=True)
+    out = capsys.readouterr().out
+    assert "re-created 2 page(s) missing or damaged in the output" in out
+    assert (page.read_bytes(), other.read_bytes()) == good
+    jupyter_book_copy = build_dir / "jb" / "_build" / "html" / "notebooks" / "01-plain.html"
+    jupyter_book_copy.write_text("damaged")
+    page.write_text("damaged")
+    rebuild(toy, html=True)
+    out = capsys.readouterr().out
+    assert "rendering everything (the rendered output is damaged" in out
+    assert "jupyter_book" not in out and "--path-output" not in out  # no internal command line
+    assert page.read_text().rstrip().endswith("</html>") and "damaged" not in page.read_text()
+    rebuild(toy, html=True)  # whole again: the next build renders nothing
+    assert "the staged book is unchanged since its last render" in capsys.readouterr().out
 
 
 def _entry(build_dir: Path, page: str) -> Path:

@@ -40,7 +40,7 @@ def test_params_lists_names_defaults_and_allowed_values(capsys):
     out = capsys.readouterr().out
     for parameter in chapter_parameters(ROOT, CHAPTER):
         assert f"\n{parameter.name}:" in out
-    assert "K_VALUES: [2, 6, 10, 20]  # list[int] in [1, 1000]; values of k" in out
+    assert "K_VALUES: [2, 6, 10, 20]  # list[int] in [1, 1000], distinct; values of k" in out
     assert "DATASETS: [ma2019, tx2019, national2019]  # list[dataset], distinct;" in out
 
 

@@ -198,3 +198,38 @@ def test_thinned_histogram_law_is_the_product_of_binomials():
     assert law[3].sum() == 0.0 and law[:, 2:].sum() == 0.0
     with pytest.raises(ValueError, match="x must"):
         thinned_histogram_law([4], 0.3, 3)
+
+
+def test_the_threshold_nu_is_exact_at_every_epsilon():
+    """nu_w = floor(w (1 - e^-eps)) computed with 50 digits: float64's product rounds to w
+    from eps of about 37.4 (issue 33: chapter 8 failed at the top of its range)."""
+    from decimal import Decimal, getcontext
+
+    from dadp_lite.theory.k_anonymity import _nu
+
+    getcontext().prec = 50
+    for eps in [0.001, 0.5, 1.0, 4.0, 20.0, 37.43, 40.0, 100.0]:
+        tail = (-Decimal(eps)).exp()
+        for w in (1, 2, 7, 60):
+            assert _nu(w, eps) == int((w * (1 - tail)).to_integral_value(rounding="ROUND_FLOOR"))
+
+
+def test_the_printed_sums_hold_at_large_counts_and_large_epsilon():
+    from dadp_lite.definitions import sampling_probability
+    from dadp_lite.theory.k_anonymity import (
+        compare_indicator_bias,
+        d_sum_from_one,
+        indicator_bias,
+        indicator_bias_as_printed,
+    )
+
+    counts = np.array([0, 3, 10, 200, 2000, 5000])
+    for beta in (1 - np.exp(-0.001), 0.3, 0.9):  # C(5000, j) overflows float64
+        printed = indicator_bias_as_printed(counts, 6, beta)
+        assert np.all(np.isfinite(printed))
+        np.testing.assert_allclose(printed, indicator_bias(counts, 6, beta), rtol=1e-9, atol=1e-300)
+    for eps in (4.0, 40.0, 100.0):  # the empty sum of w = 1: d = 1 at every epsilon
+        assert d_sum_from_one(2, sampling_probability(eps), eps, 12) == 1.0
+    expected = np.array([0.0, 1.0 + 3e-14, 0.5])  # a probability past 1 by round-off
+    result = compare_indicator_bias(np.zeros((4, 3)) + [0, 1, 0], expected)
+    assert np.isfinite(result["min_p_value"])

@@ -147,7 +147,7 @@ def test_a_dataset_is_a_registered_name_or_an_existing_csv_or_parquet(tmp_path):
 def test_chapter_02_allows_epsilon_zero_but_not_a_negative_one():
     slug = "02-sufficient-condition-lemma"
     assert validate_parameters(ROOT, slug, {"EPSILONS": [0, 1]}) == {"EPSILONS": [0.0, 1.0]}
-    with pytest.raises(BuildError, match=r"EPSILONS -0.5 is outside \[0, inf\)"):
+    with pytest.raises(BuildError, match=r"EPSILONS -0.5 is outside \[0, 100\]"):
         validate_parameters(ROOT, slug, {"EPSILONS": [-0.5]})
     with pytest.raises(BuildError, match=r"EPSILONS 0 is outside \[0.001, 100\]"):
         validate_parameters(ROOT, "12-data-release-tables", {"EPSILONS": [0]})

@@ -7,6 +7,7 @@ render and the print are timed here. Text is read back with pypdf.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 import unicodedata
@@ -30,9 +31,19 @@ def _plain(text: str) -> str:
     return " ".join(text.split())
 
 
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 @pytest.fixture(scope="module")
 def pdf(html):
-    """(path, page texts, seconds) of the PDF printed from the session's build."""
+    """(path, page texts, seconds, pypdf's warnings) of the PDF printed from the session's
+    build."""
     from test_browser import _require_browser
 
     _require_browser()
@@ -40,22 +51,38 @@ def pdf(html):
 
     from dadp_book.pdf import build_pdf
 
-    start = time.perf_counter()
-    path = build_pdf(ROOT, html.parent)
-    seconds = time.perf_counter() - start
-    pages = [_plain(page.extract_text() or "") for page in PdfReader(path).pages]
-    return path, pages, seconds
+    records = _Records()
+    logging.getLogger("pypdf").addHandler(records)
+    try:
+        start = time.perf_counter()
+        path = build_pdf(ROOT, html.parent)
+        seconds = time.perf_counter() - start
+        pages = [_plain(page.extract_text() or "") for page in PdfReader(path).pages]
+    finally:
+        logging.getLogger("pypdf").removeHandler(records)
+    return path, pages, seconds, records.messages
+
+
+def test_pdf_build_prints_no_pypdf_warning_and_the_file_reads_strictly(pdf):
+    """No "Object count ... exceeds defined trailer size" at every build (dadp_book.pdf
+    explains why that one is dropped): the file written has a consistent trailer."""
+    from pypdf import PdfReader
+
+    path, _pages, _seconds, warnings = pdf
+    assert warnings == []
+    reader = PdfReader(path, strict=True)
+    assert len(reader.pages) > 0 and int(reader.trailer["/Size"]) > 0
 
 
 def test_pdf_exists_with_a_page_per_chapter_at_least(pdf):
-    path, pages, seconds = pdf
+    path, pages, seconds, _ = pdf
     assert path.is_file() and path.stat().st_size > 100_000
     assert len(pages) >= len(CHAPTERS) + 2, len(pages)  # + title page and contents
     print(f"PDF: {len(pages)} pages, {path.stat().st_size / 1e6:.1f} MB, {seconds:.0f} s")
 
 
 def test_pdf_opens_with_a_title_page_and_a_table_of_contents(pdf):
-    _, pages, _ = pdf
+    _, pages, _, _ = pdf
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert _plain(config["title"]) in pages[0]
     assert "Privacy and Bias Analysis of Disclosure Avoidance Systems" in pages[0]
@@ -72,7 +99,7 @@ def test_pdf_opens_with_a_title_page_and_a_table_of_contents(pdf):
 
 @pytest.mark.parametrize("slug", CHAPTERS)
 def test_pdf_holds_every_chapter(pdf, slug):
-    _, pages, _ = pdf
+    _, pages, _, _ = pdf
     title = _plain(chapter_title(ROOT, slug))
     assert sum(title in page for page in pages[3:]) >= 1, f"{title!r} not in the PDF body"
 
@@ -84,7 +111,7 @@ def test_pdf_math_is_rendered_not_raw_tex(pdf):
 
     from dadp_book.pdf import SINGLE_PAGE
 
-    path, pages, _ = pdf
+    path, pages, _, _ = pdf
     single = path.parent.parent / "singlehtml" / SINGLE_PAGE
     soup = BeautifulSoup(single.read_text(), "html.parser")
     code = _plain(" ".join(pre.get_text() for pre in soup.find_all("pre")))
@@ -100,7 +127,7 @@ def test_pdf_math_is_rendered_not_raw_tex(pdf):
 def test_pdf_prints_static_figures_not_the_interactive_charts(pdf):
     """Print keeps the matplotlib figures and drops each interactive chart with the sentence
     that introduces it (the paragraph right before the chart's cell)."""
-    _, pages, _ = pdf
+    _, pages, _, _ = pdf
     body = " ".join(pages[3:])
     assert "interactive version" not in body
     assert "The same controls" not in body
@@ -123,7 +150,7 @@ def test_pdf_has_bookmarks_for_every_part_chapter_and_section(pdf):
     first page, and each chapter's sections under it."""
     from pypdf import PdfReader
 
-    path, pages, _ = pdf
+    path, pages, _, _ = pdf
     reader = PdfReader(path)
     tree = _tree(reader.outline)
     assert tree[0][0] == "Contents"

@@ -267,3 +267,15 @@ def test_worst_pair_at_the_largest_count_of_the_data_is_the_closed_form():
     assert delta == pytest.approx(dp_swapping_cell_delta(0.5, 9), abs=1e-12) and pair == (1, 1)
     with pytest.raises(ValueError, match="bound"):
         dp_swapping_cell_worst_pair_any_bound(0.5, n_q=9, bound=0)
+
+
+def test_the_exact_delta_keeps_the_shape_of_its_epsilon():
+    """A one-element array gives a one-element array (issue 33: chapter 6 with one epsilon
+    failed with "'float' object is not iterable"); a number gives a number."""
+    from dadp_lite import theory as th
+
+    options = dict(n_q=2, n_groups=1, bound=2, unit="cell", adjacency="qi_replace")
+    one = th.dp_swapping_exact_delta(np.array([0.5]), **options)
+    assert isinstance(one, np.ndarray) and one.shape == (1,)
+    assert isinstance(th.dp_swapping_exact_delta(0.5, **options), float)
+    assert one[0] == th.dp_swapping_exact_delta(0.5, **options)

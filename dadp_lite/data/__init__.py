@@ -65,6 +65,7 @@ from dadp_lite.data.excerpts import (
     sha256_of,
 )
 from dadp_lite.data.files import (
+    ENV_READS_LOG,
     FILE_SUFFIXES,
     dataset_label,
     dataset_name,
@@ -98,6 +99,7 @@ __all__ = [
     "DEFAULT_ENCODING",
     "ENV_CACHE_DIR",
     "ENV_DATA_DIR",
+    "ENV_READS_LOG",
     "FEATURES",
     "FILE_SUFFIXES",
     "INCOME_RULES",

@@ -48,6 +48,7 @@ from dadp_lite.data.schema import (
 )
 
 __all__ = [
+    "ENV_READS_LOG",
     "FILE_SUFFIXES",
     "dataset_label",
     "dataset_name",
@@ -60,6 +61,10 @@ __all__ = [
     "write_excerpt",
 ]
 
+#: Environment variable naming a log file: when set, every dataset file read appends one
+#: line, ``<SHA-256 of the bytes read> <real path>``, so that whoever ran the reading
+#: process (the book's executor, for a kernel) knows which bytes a result came from.
+ENV_READS_LOG = "DADP_READS_LOG"
 #: File types a user dataset may have.
 FILE_SUFFIXES: tuple[str, ...] = (".csv", ".parquet")
 #: Ages below which the excerpts write PINCP as ``N`` (no income).
@@ -269,9 +274,19 @@ def _parse_parquet(data: bytes, path: Path) -> pd.DataFrame:
 
 def _read(path: Path, parse) -> pd.DataFrame:
     data = _read_bytes(path)
+    digest = hashlib.sha256(data).hexdigest()
+    _log_read(path, digest)
     frame = parse(data, path)
-    frame.attrs.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
+    frame.attrs.update(sha256=digest, bytes=len(data))
     return frame
+
+
+def _log_read(path: Path, digest: str) -> None:
+    """Append ``<digest> <real path>`` to the log named by :data:`ENV_READS_LOG`, if any."""
+    log = os.environ.get(ENV_READS_LOG)
+    if log:
+        with open(log, "a", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(f"{digest} {os.path.realpath(path)}\n")
 
 
 def read_excerpt_csv(path: str | os.PathLike[str]) -> pd.DataFrame:

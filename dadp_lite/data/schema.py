@@ -135,14 +135,28 @@ def _fast_numbers(raw: pd.DataFrame, column: str) -> np.ndarray | None:
         return None
 
 
+#: A number as CSV tools write it: ASCII digits, an optional sign, decimal point and
+#: exponent. Python's and numpy's parsers also take ``3_5`` (35) and non-ASCII digits.
+_PLAIN_NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+
+
+def _not_plain(text: pd.Series, skip: np.ndarray | None = None) -> np.ndarray:
+    """True where a value is not :data:`_PLAIN_NUMBER` (values where ``skip`` is True pass)."""
+    plain = text.str.fullmatch(_PLAIN_NUMBER).fillna(False).to_numpy(dtype=bool)
+    return ~plain if skip is None else ~(plain | skip)
+
+
 def _integers(raw: pd.DataFrame, column: str) -> np.ndarray:
     values = _fast_numbers(raw, column)
+    text = _text(raw, column)
     if values is None:
-        text = _text(raw, column)
         empty = (text == "").to_numpy()
         if empty.any():
             raise row_error(raw, column, empty, "is empty (every record needs a value)")
         values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    odd = _not_plain(text) & np.isfinite(values)  # read, but not as a CSV tool would
+    if odd.any():
+        raise row_error(raw, column, odd, "is not a plain decimal number (digits 0-9, no '_')")
     missing = ~np.isfinite(values)
     if missing.any():
         raise row_error(raw, column, missing, "is not a number")
@@ -162,6 +176,9 @@ def _income(raw: pd.DataFrame) -> np.ndarray:
         none = (text == NO_INCOME).to_numpy()
         values = pd.to_numeric(text.where(~none, "0"), errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values)
+    odd = _not_plain(_text(raw, "PINCP"), skip=none) & ~bad
+    if odd.any():
+        raise row_error(raw, "PINCP", odd, "is not a plain decimal number (digits 0-9, no '_')")
     if bad.any():
         first = str(raw["PINCP"].iloc[int(np.flatnonzero(bad)[0])]).strip()
         hint = ""

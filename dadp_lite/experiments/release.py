@@ -8,13 +8,15 @@ trains on exactly the releases the data-release table summarises for the same se
 
 from __future__ import annotations
 
+import math
 import numbers
 import zlib
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
-from dadp_lite._validate import check_positive_int
+from dadp_lite._validate import check_epsilon, check_positive_int
 from dadp_lite.data import AGE_EDGES
 from dadp_lite.dataset import Dataset, as_dataset
 from dadp_lite.registry import Mechanism, get
@@ -28,7 +30,13 @@ EPSILON_KEY_DIGITS = 6
 
 
 def _epsilon_key(epsilon: float | None) -> int:
-    return 0 if epsilon is None else round(epsilon * 10**EPSILON_KEY_DIGITS)
+    if epsilon is None:
+        return 0
+    epsilon = check_epsilon(epsilon)
+    scaled = epsilon * 10**EPSILON_KEY_DIGITS
+    if math.isfinite(scaled):
+        return round(scaled)
+    return round(Fraction(epsilon) * 10**EPSILON_KEY_DIGITS)  # beyond floats: exactly
 
 
 def release_seed(

@@ -335,10 +335,65 @@ def discrete_gaussian_delta_enumerated(
 def discrete_gaussian_delta_enumerated(
     epsilon: object, *, sigma: float, adjacency: str
 ) -> FloatOrArray:
-    """Exact delta of the discrete Gaussian histogram mechanism by enumerating outputs."""
+    """Exact delta of the discrete Gaussian histogram mechanism by enumerating outputs.
+
+    ``"replace"`` with a noise scale whose 2-d grid of outputs is too large to hold
+    (sigma above about 83, epsilon below about 0.024 at the book's sigma = 2/epsilon)
+    enumerates the privacy loss instead (:func:`_replace_delta_by_loss`): the same sum.
+    """
     eps = check_epsilons(epsilon, allow_zero=True)
+    sigma = check_epsilon(sigma, "sigma")
+    if n_unit_shifts(adjacency) == 2 and _grid_size(sigma) ** 2 > _MAX_GRID_CELLS:
+        return _shaped(eps, _replace_delta_by_loss(sigma, eps.ravel()))
     p, q = discrete_gaussian_output_pair(sigma, adjacency)
     return _shaped(eps, exact_delta(p, q, eps.ravel()))
+
+
+def _grid_size(sigma: float) -> int:
+    """Outputs of one cell on the grid of :func:`discrete_gaussian_output_pair`."""
+    return 2 * (math.ceil(12 * sigma) + 1) + 2
+
+
+def _replace_delta_by_loss(sigma: float, epsilons: np.ndarray) -> np.ndarray:
+    """The sum of :func:`discrete_gaussian_output_pair` ``"replace"``'s grid, by privacy loss.
+
+    Relabelling the second cell's outputs (its mirror image) makes the pair the 2-fold
+    product of one cell's pair P1 = N_Z(0), Q1 = N_Z(1) on the grid ``-bound..bound+1``.
+    Where Q1 > 0 and P1 > 0 the loss ln(P1/Q1) at noise x is (1 - 2x) / (2 sigma^2), so the
+    product's loss is (1 - s) / sigma^2 with s the sum of the two noises; where Q1 = 0
+    (x = -bound) the output counts in full. With x and s - x in ``-bound+1..bound``,
+    P(s) = exp(-s^2 / (4 sigma^2)) / Z^2 * sum_x exp(-(x - s/2)^2 / sigma^2), the inner sum
+    a window of one of two fixed sequences (s even or odd), taken from prefix sums; every
+    term keeps its relative accuracy, however small. delta = P(some x = -bound) +
+    sum_s P(s) (1 - e^(eps - loss(s)))_+: 4 bound - 1 terms instead of (2 bound + 2)^2.
+    """
+    support, pmf = discrete_gaussian_pmf(sigma)
+    bound = int(support[-1])
+    log_z = float(special.logsumexp(-0.5 * (support / sigma) ** 2))
+    lo, hi = -bound + 1, bound
+    sums = np.arange(2 * lo, 2 * hi + 1)
+    first = np.maximum(lo, sums - hi)  # the window of x for each s
+    last = np.minimum(hi, sums - lo)
+    half = sums % 2  # s odd: x - s/2 is a half-integer
+    offsets = np.arange(-2 * bound, 2 * bound + 1)
+    prefix = [
+        np.concatenate([[0.0], np.cumsum(np.exp(-((offsets + h / 2) ** 2) / sigma**2))])
+        for h in (0, 1)
+    ]  # prefix[h][i]: terms of u = offsets[:i] (+ 1/2 for h = 1)
+    start = first - (sums - half) // 2 + 2 * bound  # index of u = x - floor(s/2) in offsets
+    stop = last - (sums - half) // 2 + 2 * bound + 1
+    window = np.where(
+        half == 0,
+        prefix[0][stop] - prefix[0][start],
+        prefix[1][stop] - prefix[1][start],
+    )
+    law = np.exp(-(sums**2) / (4 * sigma**2) - 2 * log_z) * window
+    loss = (1.0 - sums) / sigma**2
+    edge = pmf[0] * (2.0 - pmf[0])
+    out = np.empty(epsilons.size)
+    for j, e in enumerate(epsilons):
+        out[j] = edge + float(np.sum(law * np.maximum(-np.expm1(e - loss), 0.0)))
+    return out
 
 
 class BinnedBounds(NamedTuple):

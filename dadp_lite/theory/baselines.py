@@ -131,10 +131,14 @@ def projected_discrete_gaussian_log_mgf(counts: object, t: object, *, sigma: flo
     support, pmf = discrete_gaussian_pmf(sigma)
     values, inverse = np.unique(x[:, 0], return_inverse=True)
     released = np.maximum(values[:, None] + support[None, :], 0.0)  # (u, S)
+    log_pmf = np.log(pmf)[None, :]
     out = np.empty(t_arr.shape)
+    done: dict[tuple[int, bytes], np.ndarray] = {}  # cells of one count and one t row
     for i, row in enumerate(inverse.ravel()):
-        out[i] = special.logsumexp(np.log(pmf)[None, :] + t_arr[i][:, None] * released[row],
-                                   axis=1)  # fmt: skip
+        key = (int(row), t_arr[i].tobytes())
+        if key not in done:
+            done[key] = special.logsumexp(log_pmf + t_arr[i][:, None] * released[row], axis=1)
+        out[i] = done[key]
     return out
 
 

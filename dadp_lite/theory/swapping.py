@@ -391,7 +391,7 @@ def dp_swapping_exact_delta(
             value = float(_pair_delta(law(x), law(y), flat_eps)[0])
             if value > worst + 1e-15:
                 worst, pair = value, (x.reshape(n_groups, n), y.reshape(n_groups, n))
-    return (worst, pair) if return_pair else worst
+    return (worst, pair) if return_pair else _out(np.full(eps.shape, worst))
 
 
 def dp_swapping_cell_worst_pair(

@@ -9,15 +9,21 @@ What a result depends on (its *record*, whose hash is the entry's key):
   cells, in order (markdown is not part of the key, as in jupyter-cache: a prose edit
   executes nothing), and the kernel;
 - the parameter values passed to it and the profile;
-- the SHA-256 of the ``dadp_lite`` sources a chapter runs (:func:`execution_sources_sha256`:
-  the package without the build machinery ``dadp_book``, which chapters do not import,
-  except the modules that shape an execution's notebook) and the versions of the packages
-  that compute or draw (:data:`CACHED_PACKAGES`, Python included);
+- the SHA-256 of the build machinery's modules that shape an execution's notebook
+  (:func:`machinery_sha256`: :data:`EXECUTION_MODULES` of ``dadp_book``; editing the
+  renderer, the staging or the command line executes nothing) and the versions of the
+  packages that compute or draw (:data:`CACHED_PACKAGES`, Python included);
 - the SHA-256 of each dataset file named by a dataset parameter.
 
 An entry also lists every file the kernel opened for reading (data files, committed
 results such as ``benchmarks/results/scale.csv``; see :mod:`dadp_book.execute`) with
-its SHA-256: an entry is used only if each of them is unchanged. A registered NIST excerpt
+its SHA-256, and every file of the science package ``dadp_lite`` the kernel opened (the
+modules it imported, its style sheet ...: ``sources``, as ``dadp_lite/<path>``): an entry
+is used only if each of them is unchanged. So an edit of a ``dadp_lite`` module executes
+again exactly the pages that imported it (a helper of one chapter: that chapter); an
+execution that kept no list of its imports counts every file of the package as read. The
+package's files are checked where this process imports ``dadp_lite`` now (so are the
+kernels it starts). A registered NIST excerpt
 read by the kernel is listed by name (``excerpt:ma2019``), not by the path it had then: it
 is checked where the environment would read it now (``DADP_DATA_DIR`` or the user cache),
 through the ``resolve`` function the build gives (:meth:`BuildCache.lookup`), so a copy
@@ -68,14 +74,15 @@ __all__ = [
     "cache_key",
     "cache_record",
     "current_sha256",
-    "execution_sources_sha256",
     "listed_reads",
+    "machinery_sha256",
+    "package_sources",
     "merge_outputs",
     "timestamp",
 ]
 
 #: Changes when the layout of an entry or the record changes (older entries are not used).
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 #: Entries kept per page and profile: the most recently used ...
 KEEP_RECENT = 3
 #: ... and, of the others, those that took longest to execute.
@@ -104,7 +111,7 @@ _FIELDS = {
     "format": "cache format changed",
     "page": "another page",
     "kernel": "kernel changed",
-    "dadp_lite_sources_sha256": "dadp_lite sources changed",
+    "machinery_sha256": "build machinery changed (dadp_book's execute, cache, discovery)",
     "datasets": "dataset file changed",
 }
 
@@ -132,27 +139,43 @@ def current_sha256(path: str) -> str | None:
 
 
 @lru_cache(maxsize=1)
-def execution_sources_sha256() -> str:
-    """One hash over the sources a chapter's outputs can depend on: every file of the
-    science package ``dadp_lite`` (path and bytes) and the :data:`EXECUTION_MODULES` of the
-    build machinery ``dadp_book``. Editing the renderer, the staging or the command line
-    then executes nothing again (a render is redone: :mod:`dadp_book.render`)."""
+def machinery_sha256() -> str:
+    """One hash over the :data:`EXECUTION_MODULES` of the build machinery ``dadp_book``
+    (path and bytes): what shapes an execution's notebook. Editing the renderer, the
+    staging or the command line executes nothing again (a render is redone:
+    :mod:`dadp_book.render`); which ``dadp_lite`` files a page depends on, its entry lists
+    (``sources``)."""
     import dadp_book
-    import dadp_lite
 
     digest = hashlib.sha256()
-    science = Path(dadp_lite.__file__).resolve().parent
     machinery = Path(dadp_book.__file__).resolve().parent
-    files = [(f"dadp_lite/{p.relative_to(science).as_posix()}", p)
-             for p in sorted(science.rglob("*"))]  # fmt: skip
-    files += [(f"dadp_book/{name}", machinery / name) for name in EXECUTION_MODULES]
-    for relative, path in files:
-        if not path.is_file() or "__pycache__" in relative or path.suffix == ".pyc":
-            continue
-        digest.update(f"{relative}\0".encode())
-        digest.update(path.read_bytes())
+    for name in EXECUTION_MODULES:
+        path = machinery / name
+        digest.update(f"dadp_book/{name}\0".encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+def _science_file(name: str) -> Path:
+    """Where the package file ``dadp_lite/<path>`` is now (the package this process imports)."""
+    from dadp_book.execute import science_folder
+
+    return science_folder() / name.partition("/")[2]
+
+
+def package_sources() -> dict[str, str]:
+    """``{"dadp_lite/<path>": SHA-256}`` of every file of the ``dadp_lite`` package (compiled
+    files left out): what an execution that kept no list of its imports counts as read."""
+    from dadp_book.execute import science_folder
+
+    science = science_folder()
+    found = {}
+    for path in sorted(science.rglob("*")):
+        relative = path.relative_to(science)
+        if path.is_file() and "__pycache__" not in relative.parts and path.suffix != ".pyc":
+            found[f"{science.name}/{relative.as_posix()}"] = current_sha256(str(path)) or ""
+    return found
 
 
 def cache_record(
@@ -177,7 +200,7 @@ def cache_record(
         "parameters": dict(parameters),
         "profile": profile,
         "datasets": dict(datasets or {}),
-        "dadp_lite_sources_sha256": execution_sources_sha256(),
+        "machinery_sha256": machinery_sha256(),
         "versions": versions(CACHED_PACKAGES),
     })  # fmt: skip
 
@@ -222,6 +245,14 @@ def _changed(old: Mapping | None, new: Mapping | None, missing: str) -> str:
     return ", ".join(f"{k} {a.get(k, missing)} -> {b.get(k, missing)}" for k in names)
 
 
+def _listed(prefix: str, changed: list[str]) -> str:
+    """``prefix`` and the first two of ``changed`` ("and N more"), or "" if none."""
+    if not changed:
+        return ""
+    more = f" and {len(changed) - 2} more" if len(changed) > 2 else ""
+    return prefix + ", ".join(changed[:2]) + more
+
+
 def listed_reads(reads: Mapping[str, str]) -> dict[str, str]:
     """The files a kernel read as an entry lists them: a file holding a registered excerpt
     (its name and its published bytes) as ``excerpt:<name>``, any other by its path."""
@@ -262,9 +293,12 @@ class BuildCache:
     def _page_folder(self, page: str) -> Path:
         return self.folder / page.replace("/", "--")
 
-    def entry_folder(self, record: Mapping, reads: Mapping[str, str]) -> Path:
-        """Where the entry of ``record`` computed from the files ``reads`` is stored."""
-        files = _sha(json.dumps(sorted(reads.items())))[:12]
+    def entry_folder(
+        self, record: Mapping, reads: Mapping[str, str], sources: Mapping[str, str] | None = None
+    ) -> Path:
+        """Where the entry of ``record`` computed from the files ``reads`` and the package
+        files ``sources`` is stored."""
+        files = _sha(json.dumps([sorted(reads.items()), sorted((sources or {}).items())]))[:12]
         return self._page_folder(str(record["page"])) / f"{cache_key(record)[:32]}-{files}"
 
     def _name(self, path: str) -> str:
@@ -303,10 +337,17 @@ class BuildCache:
                 now, shown = current_sha256(path), self._name(path)
             if now != digest:
                 changed.append(f"{shown} {'is gone' if now is None else 'changed'}")
-        if not changed:
-            return ""
-        more = f" and {len(changed) - 2} more" if len(changed) > 2 else ""
-        return "file read " + ", ".join(changed[:2]) + more
+        return _listed("file read ", changed)
+
+    @staticmethod
+    def _stale_sources(content: Mapping) -> str:
+        """Which of the ``dadp_lite`` files the execution opened changed since."""
+        changed = []
+        for name, digest in sorted((content.get("sources") or {}).items()):
+            now = current_sha256(str(_science_file(name)))
+            if now != digest:
+                changed.append(f"{name} {'is gone' if now is None else 'changed'}")
+        return _listed("", changed)
 
     @staticmethod
     def _newest_first(folders: list[Path]) -> list[Path]:
@@ -359,7 +400,8 @@ class BuildCache:
                 damaged.append(problem)
                 shutil.rmtree(folder, ignore_errors=True)
                 continue
-            changed = self._stale_reads(content, resolve)
+            stale_reads = self._stale_reads(content, resolve)  # may refuse an excerpt: first
+            changed = self._stale_sources(content) or stale_reads
             if changed:
                 stale = stale or changed
                 continue
@@ -387,7 +429,8 @@ class BuildCache:
 
     def store(self, record: Mapping, execution: Execution, executed_at: str) -> Path:
         """Store a successful execution under ``record`` (atomically); prune old entries."""
-        folder = self.entry_folder(record, listed_reads(execution.reads))
+        sources = execution.sources if execution.sources is not None else package_sources()
+        folder = self.entry_folder(record, listed_reads(execution.reads), sources)
         clean_stale_temps(folder.parent)
         with temp_folder(folder.parent, folder.name) as tmp:
             (tmp / NOTEBOOK).write_bytes(execution.notebook)
@@ -398,6 +441,7 @@ class BuildCache:
                 "record": _plain(record),
                 "key": cache_key(record),
                 "reads": listed_reads(execution.reads),
+                "sources": dict(sorted(sources.items())),
                 "files": folder_hashes(tmp),
                 "seconds": round(execution.seconds, 2),
                 "executed_at": executed_at,

@@ -27,11 +27,18 @@ seen, which is why dataset parameters are hashed separately. A dataset file that
 ``dadp_lite`` reads is hashed from the bytes it read, in the kernel
 (:data:`dadp_lite.data.ENV_READS_LOG`): that hash, not the file's after the kernel ended,
 is the one reported, and a file read twice with different bytes fails the execution.
+
+The same hook lists the files of the ``dadp_lite`` package the kernel opened (the modules
+it imported, a compiled ``__pycache__`` file standing for its source, and the package's
+own data such as its style sheet): :attr:`Execution.sources` maps each, as
+``dadp_lite/<path>``, to its SHA-256, so that the cache executes a page again only when a
+module it imported changed, not on any edit of the package.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import io
 import os
 import subprocess
@@ -46,6 +53,7 @@ from pathlib import Path
 
 from jupyter_client import AsyncKernelManager
 
+import dadp_lite
 from dadp_book.outputs import remove_stale_sockets, temp_folder
 from dadp_book.provenance import environment, file_sha256
 from dadp_lite.data import ENV_READS_LOG
@@ -55,6 +63,7 @@ __all__ = [
     "Execution",
     "changed_while_read",
     "describe_failure",
+    "science_folder",
     "execute_notebook",
     "show_parameters",
     "show_used_parameters",
@@ -80,14 +89,20 @@ OUTPUT_NAME = ".executed.ipynb"
 READS_NAME = ".reads"
 #: The kernel's list of the dataset files ``dadp_lite`` read, with the hash of the bytes.
 DATA_READS_NAME = ".datasets-read"
+#: The kernel's list of the files of the ``dadp_lite`` package it opened (imports included).
+SOURCES_NAME = ".sources"
 
 #: Run in the kernel when it starts (``exec_lines``, in a namespace of its own: no name
 #: reaches the chapter): an audit hook that appends each file opened for reading, once,
-#: to the log, outside the excluded folders. It never raises into the chapter's code.
+#: to the log, outside the excluded folders, and each file opened inside the ``dadp_lite``
+#: package (``package``) to the sources log, which it creates at once (an execution without
+#: that log had no hook: the cache then counts the whole package as read). It never raises
+#: into the chapter's code.
 _READS_HOOK = """
 import os, sys
-def _install(log_path, excluded):
+def _install(log_path, excluded, package, sources_path):
     log = open(log_path, "a", buffering=1, encoding="utf-8")
+    sources = open(sources_path, "a", buffering=1, encoding="utf-8")
     seen = set()
     def hook(event, args):
         if event != "open":
@@ -102,10 +117,13 @@ def _install(log_path, excluded):
             elif isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
                 return
             path = os.path.abspath(os.fsdecode(path))
-            if path in seen or path.startswith(excluded):
+            if path in seen:
                 return
             seen.add(path)
-            log.write(path + "\\n")
+            if path.startswith(package):
+                sources.write(path + "\\n")
+            elif not path.startswith(excluded):
+                log.write(path + "\\n")
         except Exception:
             pass
     sys.addaudithook(hook)
@@ -137,18 +155,20 @@ class PinnedKernelManager(AsyncKernelManager):
         await super().start_kernel(**kw)
 
 
+def science_folder() -> Path:
+    """The folder of the ``dadp_lite`` package that this process (and so every kernel it
+    starts, with the same environment) imports."""
+    return Path(dadp_lite.__file__).resolve().parent
+
+
 def _untracked_folders(work: Path) -> tuple[str, ...]:
     """Folders whose files are not inputs of a chapter: the Python installation, the
-    ``dadp_lite`` package (hashed as a whole), the kernel's own working folder, the system
-    and the configuration and caches of Jupyter, IPython and matplotlib."""
-    import importlib.util
-
+    kernel's own working folder, the system and the configuration and caches of Jupyter,
+    IPython and matplotlib (the ``dadp_lite`` package's files are listed on their own)."""
     from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir, jupyter_runtime_dir
 
     home = Path.home()
-    spec = importlib.util.find_spec("dadp_lite")
     folders = [sys.prefix, sys.base_prefix, sys.exec_prefix, work]
-    folders += list(spec.submodule_search_locations or []) if spec else []
     folders += ["/proc", "/sys", "/dev", "/etc", "/usr", "/lib", "/lib64", "/run", "/var"]
     folders += [jupyter_config_dir(), jupyter_data_dir(), jupyter_runtime_dir()]
     folders += [os.environ.get(k, "") for k in ("MPLCONFIGDIR", "IPYTHONDIR")]
@@ -161,7 +181,12 @@ def _untracked_folders(work: Path) -> tuple[str, ...]:
 
 def _watch_reads(work: Path) -> str:
     """The kernel option that installs :data:`_READS_HOOK`, logging into ``work``."""
-    call = f"_install({str(work / READS_NAME)!r}, {_untracked_folders(work)!r})"
+    folder = os.path.dirname(os.path.abspath(dadp_lite.__file__))
+    package = tuple({os.path.join(f, "") for f in (folder, os.path.realpath(folder))})
+    call = (
+        f"_install({str(work / READS_NAME)!r}, {_untracked_folders(work)!r}, "
+        f"{package!r}, {str(work / SOURCES_NAME)!r})"
+    )
     code = _READS_HOOK + call
     return f"--IPKernelApp.exec_lines=exec({code!r}, {{}})"
 
@@ -179,6 +204,30 @@ def _reads(work: Path, loaded: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
     for path, digests in loaded.items():
         if work not in Path(path).parents:
             found[path] = digests[0]
+    return dict(sorted(found.items()))
+
+
+def _source_of(path: str) -> str:
+    """The source a compiled ``__pycache__`` file stands for; any other path as it is."""
+    if "__pycache__" in Path(path).parts:
+        try:
+            return importlib.util.source_from_cache(path)
+        except ValueError:
+            return path
+    return path
+
+
+def _sources(work: Path, package: Path) -> dict[str, str] | None:
+    """``{"dadp_lite/<path>": SHA-256}`` of the package's files the kernel opened (those
+    that still exist), None without the kernel's log (no hook: nothing known)."""
+    log = work / SOURCES_NAME
+    if not log.is_file():
+        return None
+    found = {}
+    for line in set(log.read_text(encoding="utf-8", errors="surrogateescape").splitlines()):
+        path = Path(_source_of(line)).resolve()
+        if line and path.is_file() and package in path.parents:
+            found[f"{package.name}/{path.relative_to(package).as_posix()}"] = file_sha256(path)
     return dict(sorted(found.items()))
 
 
@@ -229,7 +278,9 @@ class Execution:
     ``reads`` maps each file the kernel opened for reading (outside the Python
     installation, ``dadp_lite`` and its working folder) to its SHA-256; ``loaded`` each
     dataset file ``dadp_lite`` read to the SHA-256 of the bytes it read (one, unless the
-    file changed between two reads, which fails the execution).
+    file changed between two reads, which fails the execution); ``sources`` each file of
+    the ``dadp_lite`` package the kernel opened (``dadp_lite/<path>``, imported modules
+    included) to its SHA-256, or None when the kernel kept no list.
     """
 
     slug: str
@@ -240,6 +291,7 @@ class Execution:
     environment: dict = field(default_factory=dict)
     reads: dict[str, str] = field(default_factory=dict)
     loaded: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sources: dict[str, str] | None = None
 
     def save(self, folder: Path) -> Path:
         """Write the notebook (as ``<slug>.ipynb``) and the chapter's files into ``folder``
@@ -459,6 +511,7 @@ def execute_notebook(
         files = _written(work)
         loaded = _loaded(work)
         reads = _reads(work, loaded)
+        sources = _sources(work, science_folder())
     error = error or changed_while_read(loaded)
     seconds = time.perf_counter() - start
-    return Execution(slug, executed, files, seconds, error, environment(), reads, loaded)
+    return Execution(slug, executed, files, seconds, error, environment(), reads, loaded, sources)

@@ -254,12 +254,67 @@ def test_a_parameter_change_runs_that_chapter_and_its_cell_shows_the_value_used(
     assert parameters_cells(staged(build_dir, "01-plain")) == ["N = 3  # int in [1, 10]; how many"]
 
 
-def test_an_edit_of_dadp_lite_runs_every_chapter_and_page(toy, monkeypatch):
-    edited = cache_module.execution_sources_sha256() + "-edited"
-    monkeypatch.setattr(cache_module, "execution_sources_sha256", lambda: edited)
-    assert rebuild(toy) == {page: "dadp_lite sources changed" for page in ALL}
+def test_an_edit_of_the_executor_runs_every_chapter_and_page(toy, monkeypatch):
+    edited = cache_module.machinery_sha256() + "-edited"
+    monkeypatch.setattr(cache_module, "machinery_sha256", lambda: edited)
+    reason = "build machinery changed (dadp_book's execute, cache, discovery)"
+    assert rebuild(toy) == {page: reason for page in ALL}
     monkeypatch.undo()
     assert rebuild(toy) == {}
+
+
+def test_an_edit_of_a_science_module_runs_exactly_the_chapters_that_imported_it(
+    tmp_path, monkeypatch
+):
+    """Issue 32: an edit of a helper only chapter 09 used executed all 17 pages. Two toy
+    chapters import one module each of a scratch ``dadp_lite`` package (on the kernels'
+    ``PYTHONPATH``, and where the cache looks: ``dadp_lite.__file__``); editing one module
+    executes its chapter alone, an unimported module nothing, the package's ``__init__``
+    both."""
+    import dadp_lite
+
+    package = tmp_path / "science" / "dadp_lite"
+    package.mkdir(parents=True)
+    for name, text in {"__init__.py": "", "alpha.py": "VALUE = 1\n", "beta.py": "VALUE = 2\n",
+                       "unused.py": "VALUE = 3\n"}.items():  # fmt: skip
+        (package / name).write_text(text)
+    root = tmp_path / "book-root"
+    for folder in ("notebooks", "book", "profiles"):
+        (root / folder).mkdir(parents=True)
+    (root / "_config.yml").write_text('title: toy\nexecute:\n  execute_notebooks: "off"\n')
+    slugs = {"01-alpha": "alpha", "02-beta": "beta"}
+    toc = {"format": "jb-book", "root": "book/intro",
+           "chapters": [{"file": f"notebooks/{slug}"} for slug in slugs]}  # fmt: skip
+    (root / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
+    (root / "book" / "intro.md").write_text("# Toy book\n")
+    for slug, module in slugs.items():
+        cells = (
+            "```{code-cell} ipython3\n:tags: [parameters]\n\nN = 1  # int in [1, 2]; unused\n"
+            "```\n\n"
+            f"```{{code-cell}} ipython3\nfrom dadp_lite.{module} import VALUE\n\nVALUE\n```\n"
+        )
+        (root / "notebooks" / f"{slug}.md").write_text(f"{FRONT}# {module}\n\n{cells}")
+    (root / "profiles" / "quick.yml").write_text(
+        yaml.safe_dump({"chapters": {s: {} for s in slugs}})
+    )
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    monkeypatch.setattr(dadp_lite, "__file__", str(package / "__init__.py"))
+    build_dir = tmp_path / "_build"
+
+    def edit(name: str, text: str) -> dict[str, str]:
+        with (package / name).open("a") as file:  # longer: a new size, whatever the clock
+            file.write(text)
+        build(root, build_dir)
+        return executed(build_dir)
+
+    build(root, build_dir)
+    assert executed(build_dir) == {f"notebooks/{s}": "not in the cache" for s in slugs}
+    entry = json.loads((_entry(build_dir, "notebooks/02-beta") / "entry.json").read_text())
+    assert sorted(entry["sources"]) == ["dadp_lite/__init__.py", "dadp_lite/beta.py"]
+    assert edit("beta.py", "OTHER = 4\n") == {"notebooks/02-beta": "dadp_lite/beta.py changed"}
+    assert edit("unused.py", "OTHER = 5\n") == {}
+    changed = "dadp_lite/__init__.py changed"
+    assert edit("__init__.py", "# edited\n") == {f"notebooks/{s}": changed for s in slugs}
 
 
 def test_data_edits_run_exactly_the_pages_that_read_the_file(toy):
@@ -465,33 +520,6 @@ def test_the_html_is_rendered_only_when_the_staged_book_changed(toy, capsys):
         assert '<span class="pre">3000</span>' in summary.read_text()  # not Sphinx's stale 30
     finally:
         source.write_text(original)
-
-
-def test_the_execution_hash_skips_the_build_machinery_but_not_the_executor(tmp_path, monkeypatch):
-    """Editing the renderer or the command line re-renders (render.py) but executes nothing;
-    editing the science or the executor executes every chapter again."""
-    import dadp_book
-    import dadp_lite
-
-    for name in ("dadp_lite/__init__.py", "dadp_lite/theory.py", "dadp_book/__init__.py",
-                 "dadp_book/render.py", "dadp_book/execute.py"):  # fmt: skip
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(f"# {name}\n")
-    monkeypatch.setattr(dadp_lite, "__file__", str(tmp_path / "dadp_lite" / "__init__.py"))
-    monkeypatch.setattr(dadp_book, "__file__", str(tmp_path / "dadp_book" / "__init__.py"))
-
-    def digest() -> str:
-        cache_module.execution_sources_sha256.cache_clear()
-        return cache_module.execution_sources_sha256()
-
-    first = digest()
-    (tmp_path / "dadp_book" / "render.py").write_text("# edited\n")
-    assert digest() == first
-    for name in ("dadp_lite/theory.py", "dadp_book/execute.py"):
-        (tmp_path / name).write_text("# edited\n")
-        assert digest() != first
-        first = digest()
-    cache_module.execution_sources_sha256.cache_clear()
 
 
 def _notebook(*cells) -> str:

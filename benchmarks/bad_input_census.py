@@ -49,6 +49,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 import dadp_lite
 
 ROOT = Path(dadp_lite.__file__).resolve().parents[1]
@@ -877,28 +879,19 @@ def _replaced_mid_run(case: Case, tmp: Path) -> Outcome:
 
 
 def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
+    """Every process below ``pid`` now (none if it is gone)."""
+    try:
+        return {child.pid for child in psutil.Process(pid).children(recursive=True)}
+    except psutil.Error:
+        return set()
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
         return False
-    return state != "Z"
 
 
 def _kill_sweep(case: Case, tmp: Path) -> Outcome:

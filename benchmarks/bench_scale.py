@@ -8,8 +8,9 @@ every mechanism of ``dadp_lite.registry.REGISTRY``, run as the book runs them
 ``k = 6`` (suppression threshold and Mondrian class size), QI ``race`` for swapping, all
 five features as QIs of k-anonymity, and a fixed rate of 0.5 for traditional swapping.
 
-Peak memory is the process's peak resident set size (``VmHWM``), reset before each
-measurement by writing 5 to ``/proc/self/clear_refs``. Resident memory is what the machine
+Peak memory is the process's peak resident set size (``VmHWM``, read as ``ru_maxrss``;
+resident size now through psutil), reset before each measurement by writing 5 to
+``/proc/self/clear_refs`` (no library does that). Resident memory is what the machine
 must hold: it counts numpy buffers, pandas and BLAS work space alike, and costs nothing
 while timing (tracemalloc sees only allocations reported to it and slows every Python
 allocation). It includes the interpreter, the imported packages and the records of the
@@ -31,6 +32,7 @@ import datetime as dt
 import gc
 import os
 import platform
+import resource
 import sys
 import time
 from functools import partial
@@ -38,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import psutil
 
 import dadp_lite as dl
 from dadp_lite import experiments as ex
@@ -53,12 +56,15 @@ RESULTS = Path(__file__).resolve().parent / "results" / "scale.csv"
 
 
 # --------------------------------------------------------------------------- memory
-def _status_mib(field: str) -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError(f"{field} not in /proc/self/status")
+def _rss_mib() -> float:
+    """The process's resident set size now (``VmRSS``), through psutil."""
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def _peak_mib() -> float:
+    """The process's peak resident set size (``VmHWM``, which ``ru_maxrss`` reports and
+    :func:`_reset_peak` resets), in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def _reset_peak() -> bool:
@@ -75,14 +81,14 @@ def measure(call) -> dict[str, float]:
     """Seconds, resident memory before and peak resident memory during ``call()`` (MiB)."""
     gc.collect()
     reset = _reset_peak()
-    before = _status_mib("VmRSS")
+    before = _rss_mib()
     start = time.perf_counter()
     call()
     seconds = time.perf_counter() - start
     # the kernel updates VmHWM from per-CPU counters it syncs lazily: on a busy machine it
     # can lag the resident size read before or after by a few pages, and a peak is at
     # least both of those
-    peak = max(_status_mib("VmHWM"), _status_mib("VmRSS"), before)
+    peak = max(_peak_mib(), _rss_mib(), before)
     return {"seconds": seconds, "rss_before_mib": before, "peak_rss_mib": peak, "reset": reset}
 
 

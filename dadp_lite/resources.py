@@ -6,8 +6,9 @@ A request whose memory estimate exceeds :func:`memory_limit` is refused with a
 (``allow_long=True``, or the environment variable ``DADP_ALLOW_LONG=1``, which
 ``dadp-book run/sweep --allow-long`` sets for the chapters' kernels).
 
-The memory limit is the memory the system reports available now (``MemAvailable`` of
-``/proc/meminfo``; half the physical memory where that is unknown), lowered to the
+The memory limit is the memory the system reports available now (psutil's
+``virtual_memory().available``: ``MemAvailable`` on Linux; half the physical memory where
+that is unknown), lowered to the
 process's address-space limit if one is set, or the value of ``DADP_MEMORY_LIMIT``
 (``8GiB``, ``500MB``, or bytes).
 """
@@ -68,12 +69,11 @@ def _parse_size(text: str) -> int:
 
 
 def _available() -> int:
+    import psutil
+
     try:
-        with open("/proc/meminfo") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+        return int(psutil.virtual_memory().available)
+    except (OSError, RuntimeError):  # pragma: no cover - a system psutil cannot read
         pass
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2

@@ -9,13 +9,13 @@ local processes and once on a Dask LocalCluster of two workers and compares the 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import psutil
 import pytest
 import yaml
 from toybook import entries, make_toy_book, write
@@ -126,7 +126,7 @@ def test_verified_points_are_reused_and_an_old_marker_counts_as_stale(toy, capsy
 
 def test_stale_temporary_folders_are_removed_at_the_next_start(toy, tmp_path):
     root, out, args = toy
-    dead = max(int(p) for p in os.listdir("/proc") if p.isdigit()) + 1000
+    dead = max(psutil.pids()) + 1000
     for folder in (out, out / "points"):
         (folder / f"{temp_prefix('scratch', dead)}abc").mkdir()
         (folder / f"{temp_prefix('scratch')}live").mkdir()  # its owner (this process) lives

@@ -46,13 +46,9 @@ TOY_CHAPTER = textwrap.dedent(
     ```{code-cell} ipython3
     assert X != 3, "X == 3 fails on purpose"
     if X == 7:  # SIGTERM to the outermost dadp-book process, then wait to be stopped
-        import os, signal, pathlib
-        pid, target = os.getppid(), None
-        while pid > 1:
-            if b"dadp_book.cli" in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes():
-                target = pid
-            pid = int(pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        os.kill(target, signal.SIGTERM)
+        import os, signal, psutil
+        found = [p for p in psutil.Process().parents() if "dadp_book.cli" in p.cmdline()]
+        os.kill(found[-1].pid, signal.SIGTERM)
         signal.pause()
     rows = [{"label": label, "value": X * EPSILON + SEED} for label in LABELS]
     pd.DataFrame(rows).to_csv("00-toy-values.csv", index=False)

@@ -1,10 +1,14 @@
 # Entry points, each doing its own set-up in ./.venv (pinned versions from requirements.lock):
 #   make book   -> executes every chapter (profile full by default) and renders _build/html
 #   make pdf    -> the same, then the whole book as one PDF: _build/pdf/dadp-book.pdf
-#   make test   -> unit tests + quick-profile execution of every chapter + HTML checks, the
-#                  HTML also in headless Chromium (Debian's `chromium`; installed here with
-#                  apt-get when running as root, otherwise the browser test is skipped)
+#   make test   -> the verdict on a change, on 2 workers: unit tests + the quick-profile book
+#                  (every chapter executed once) + its HTML checks, the HTML also in
+#                  headless Chromium (Debian's `chromium`; installed here with apt-get when
+#                  running as root, otherwise the browser test is skipped)
+#   make check  -> make test + the slow tiers (course grading, Dask, the PDF, full-size
+#                  comparisons, a short seed sweep): what CI runs (.ci/run)
 #   make unit   -> the unit tests alone (no chapter execution, no book build)
+#   make sweep  -> the full seed sweep (every seeded chapter under many seeds; hours)
 #   make lint   -> ruff check and ruff format --check: package, tests, benchmarks, tools and
 #                  the chapters' code cells; mypy on dadp_lite, whose error counts may only
 #                  go down (tools/mypy_ratchet.py; what CI runs before the tests)
@@ -18,7 +22,14 @@ STAMP := $(VENV)/.installed
 LOCK := requirements.lock
 PY_SOURCES := dadp_lite dadp_book tests benchmarks tools
 
-.PHONY: book pdf test unit lint format lock bench browser clean
+# The test tiers are pytest markers (pyproject.toml; the table of slow tests is in
+# tests/conftest.py). WORKERS=1 runs in one process.
+WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup
+#: seeds per chapter of make check's seed sweep (make sweep: the full one)
+CHECK_SEEDS ?= 3
+
+.PHONY: book pdf test check unit sweep lint format lock bench browser clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -52,10 +63,17 @@ browser:
 	fi
 
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -q
+	$(PYTEST) -m "not slow and not seed_sweep"
+
+check: $(STAMP) browser
+	$(PYTEST) -m "not seed_sweep"
+	DADP_SEED_SWEEP_SEEDS=$(CHECK_SEEDS) DADP_SEED_SWEEP_SHORT=1 $(PYTEST) -m seed_sweep
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not book and not seed_sweep"
+	$(PYTEST) -m "not book and not slow and not seed_sweep"
+
+sweep: $(STAMP)
+	$(PYTEST) -m seed_sweep
 
 lint: $(STAMP)
 	$(BIN)/ruff check $(PY_SOURCES)

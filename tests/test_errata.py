@@ -303,7 +303,9 @@ def test_the_build_names_the_store_the_science_library_reads():
 
 # --------------------------------------------------- findings, checked another way
 @pytest.fixture(scope="module")
-def quick() -> dict[str, Result]:
+def quick(findings_store) -> dict[str, Result]:
+    """Findings of the exactly computed chapters at their quick values: read from the
+    session's quick build when there is one (conftest.py ``findings_store``), else computed."""
     values = _values("quick")
     exact = [f for f in errata.FINDINGS if f.chapter.split("-")[0] in
              ("01", "02", "03", "04", "05", "06", "08", "10")]  # fmt: skip

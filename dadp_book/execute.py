@@ -28,11 +28,11 @@ seen, which is why dataset parameters are hashed separately. A dataset file that
 (:data:`dadp_lite.data.ENV_READS_LOG`): that hash, not the file's after the kernel ended,
 is the one reported, and a file read twice with different bytes fails the execution.
 
-The same hook lists the files of the ``dadp_lite`` package the kernel opened (the modules
-it imported, a compiled ``__pycache__`` file standing for its source, and the package's
-own data such as its style sheet): :attr:`Execution.sources` maps each, as
-``dadp_lite/<path>``, to its SHA-256, so that the cache executes a page again only when a
-module it imported changed, not on any edit of the package.
+The kernel also lists the modules of the ``dadp_lite`` package it imported (from
+``sys.modules``, after each cell) and the package's data files it opened (its style
+sheet): :attr:`Execution.sources` maps each, as ``dadp_lite/<path>``, to its SHA-256, so
+that the cache executes a page again only when a module it imported changed, not on any
+edit of the package.
 """
 
 from __future__ import annotations
@@ -94,16 +94,22 @@ SOURCES_NAME = ".sources"
 
 #: Run in the kernel when it starts (``exec_lines``, in a namespace of its own: no name
 #: reaches the chapter): an audit hook that appends each file opened for reading, once,
-#: to the log, outside the excluded folders, and each file opened inside the ``dadp_lite``
-#: package (``package``) to the sources log, which it creates at once (an execution without
-#: that log had no hook: the cache then counts the whole package as read). It never raises
-#: into the chapter's code.
+#: to the log, outside the excluded folders; and, after each cell, each module of the
+#: ``dadp_lite`` package (``package``) now in ``sys.modules`` to the sources log, with the
+#: package's data files the kernel opened (its style sheet ...). The package's modules are
+#: taken from ``sys.modules``, not from the files opened: the science library hashes its
+#: own files (the findings store's key), which is no import. The sources log is created
+#: once the after-cell callback is in place (an execution without it kept no list: the
+#: cache then counts the whole package). It never raises into the chapter's code.
 _READS_HOOK = """
 import os, sys
 def _install(log_path, excluded, package, sources_path):
     log = open(log_path, "a", buffering=1, encoding="utf-8")
-    sources = open(sources_path, "a", buffering=1, encoding="utf-8")
-    seen = set()
+    seen, listed, sources = set(), set(), []
+    def source(path):
+        if path not in listed and sources:
+            listed.add(path)
+            sources[0].write(path + "\\n")
     def hook(event, args):
         if event != "open":
             return
@@ -121,12 +127,27 @@ def _install(log_path, excluded, package, sources_path):
                 return
             seen.add(path)
             if path.startswith(package):
-                sources.write(path + "\\n")
+                if not path.endswith((".py", ".pyc")):  # the package's data, not its code
+                    source(path)
             elif not path.startswith(excluded):
                 log.write(path + "\\n")
         except Exception:
             pass
+    def imported(*_):
+        try:
+            for module in list(sys.modules.values()):
+                path = getattr(module, "__file__", None)
+                if isinstance(path, str) and path.startswith(package):
+                    source(path)
+        except Exception:
+            pass
     sys.addaudithook(hook)
+    try:
+        from IPython import get_ipython
+        get_ipython().events.register("post_run_cell", imported)
+    except Exception:
+        return
+    sources.append(open(sources_path, "a", buffering=1, encoding="utf-8"))
 """
 
 

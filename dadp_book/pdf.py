@@ -10,9 +10,10 @@ loaded, puts a title page and a table of contents in front, and prints it to A4 
 What is printed: the prose, the math, the figures, the tables, the verification cells and
 the code that draws each figure. Cells the HTML collapses behind a toggle (imports, glue)
 are left out, as are the sidebars, buttons and toggles. The table of contents gives each
-page's first printed page: the book is printed once to find them
-and once more with the numbers filled in (the first pages come from the PDF's named
-destinations, one per link of the table of contents). The PDF carries bookmarks (an
+page's first printed page: a first print finds them (from the PDF's named destinations, one
+per link of the table of contents) with the images hidden, not removed (their boxes stay,
+so the pages break where they will; painting the figures is most of a print's time), and
+the book is printed with the numbers filled in. The PDF carries bookmarks (an
 outline): the contents, each part with its chapters, each chapter with its sections.
 """
 
@@ -153,6 +154,18 @@ _HEADINGS_JS = """() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5
         clone.querySelectorAll('.headerlink').forEach(e => e.remove());
         return [Number(h.tagName[1]), clone.textContent.replace(/\\s+/g, ' ').trim()];
     })"""
+
+#: Hides (``true``) or shows again (``false``) every image, keeping its box: the same pages.
+_HIDE_IMAGES_JS = """([hide]) => {
+    const old = document.getElementById('dadp-hidden-images');
+    if (old) old.remove();
+    if (hide) {
+        const style = document.createElement('style');
+        style.id = 'dadp-hidden-images';
+        style.textContent = 'img { visibility: hidden !important; }';
+        document.head.appendChild(style);
+    }
+}"""
 
 _FILL_TOC_JS = """([front]) => {
     document.getElementById('dadp-front-matter').innerHTML = front;
@@ -429,7 +442,9 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
                 raise BuildError(f"MathJax reported {state['errors']} error(s) in the book")
             page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, None)])
             loaded = time.perf_counter() - start
+            page.evaluate(_HIDE_IMAGES_JS, [True])  # the same pages, faster: to find them
             first = page.pdf(**options)
+            page.evaluate(_HIDE_IMAGES_JS, [False])
             by_id = _anchor_pages(first, [d["id"] for d in documents])
             page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, by_id)])
             output.parent.mkdir(parents=True, exist_ok=True)

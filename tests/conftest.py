@@ -27,13 +27,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # ------------------------------------------------------------------ the tiers
 #: The slow tier (marker ``slow``: ``make check`` only), one table: test file -> the test
-#: names in it that are slow (``"*"``: the whole file), each with why. Measured with
-#: ``pytest --durations=40`` on an idle 2-core machine; a test whose name left this table
-#: fails the collection (a renamed slow test must not slip into ``make test``).
+#: names in it that are slow (``"*"``: the whole file), each with why (times measured with
+#: ``pytest --durations=40`` on 2 cores, idle to load 8). An entry that names no test fails
+#: the collection: a renamed slow test must not slip into ``make test``.
 SLOW: dict[str, dict[str, str]] = {
-    "test_pdf.py": {"*": "prints the whole book with Chromium"},
+    "test_pdf.py": {"*": "renders the single-page book and prints it with Chromium (2-8 min)"},
+    "test_range_ends.py": {
+        "test_a_chapter_runs_at_the_ends_of_its_epsilon_range": "executes every chapter at "
+        "both ends of its epsilon ranges (2-6 min)",
+    },
     "test_course_class.py": {"*": "builds the course kit and grades a class in a sandbox"},
-    "test_course_gradescope.py": {"*": "builds a Gradescope autograder with uv"},
+    "test_course_gradescope.py": {"*": "builds a Gradescope autograder's environment with uv"},
+    "test_course.py": {
+        name: "builds the course kit of every chapter"
+        for name in (
+            "test_the_kit_has_three_views_of_every_chapter",
+            "test_student_notebooks_hold_no_solution_and_no_hidden_test",
+            "test_a_kit_is_never_replaced_without_force",
+            "test_grade_out_is_checked_before_grading",
+            "test_a_disk_too_full_for_the_outputs_is_refused_before_grading",
+        )
+    },
     "test_sweep.py": {
         "test_a_sweep_on_a_dask_local_cluster_equals_the_local_sweep_byte_for_byte": "Dask",
     },

@@ -4,7 +4,9 @@ Uses the session build of conftest.py (the same one test_book.py checks), served
 127.0.0.1 on a random port, and headless Chromium (Debian's ``chromium`` package) driven by
 Playwright with ``executable_path=/usr/bin/chromium`` (never ``playwright install``). Every
 request that leaves 127.0.0.1 is blocked and reported, so a CDN dependency fails the test
-even on a machine with internet access. Screenshots go to ``<build>/screenshots``.
+even on a machine with internet access. Screenshots go to ``<build>/screenshots`` (the
+full-page ones only for a kept build, ``DADP_TEST_BUILD_DIR``: they cost time, and nobody
+sees a temporary folder's).
 
 The crawler opens every page of the book at 1,280 px (light) and at 390 px (a phone, dark
 mode) and runs the checks of ``tests/crawl.py``: notebook debris (DataFrame and Series
@@ -277,11 +279,12 @@ def test_page_at_1280_px(browser, site, html, screenshots, page_name):
         wide = page.evaluate(WIDE_EQUATION_JS)
         axe = axe_findings(page)
         _shot(page, screenshots, page_name, "")
-        page.screenshot(  # bounded by the page's size: no wall-clock limit
-            path=str(screenshots / f"{page_name.replace('/', '--')}-full.png"),
-            full_page=True,
-            timeout=0,
-        )
+        if os.environ.get("DADP_TEST_BUILD_DIR"):  # a kept build: someone will look at them
+            page.screenshot(  # bounded by the page's size: no wall-clock limit
+                path=str(screenshots / f"{page_name.replace('/', '--')}-full.png"),
+                full_page=True,
+                timeout=0,
+            )
     finally:
         page.close()
     if math["source"]:

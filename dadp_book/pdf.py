@@ -11,10 +11,11 @@ What is printed: the prose, the math, the figures, the tables, the verification 
 the code that draws each figure. Cells the HTML collapses behind a toggle (imports, glue)
 are left out, as are the sidebars, buttons and toggles. The table of contents gives each
 page's first printed page: a first print finds them (from the PDF's named destinations, one
-per link of the table of contents) with the images hidden, not removed (their boxes stay,
-so the pages break where they will; painting the figures is most of a print's time), and
-the book is printed with the numbers filled in. The PDF carries bookmarks (an
-outline): the contents, each part with its chapters, each chapter with its sections.
+per link of the table of contents) with everything hidden, not removed (every box stays,
+so the pages break where they will, and painting is most of a print's time: a quarter of
+the time, 0.2 MB instead of 10), then the book is printed with the numbers filled in. The
+PDF carries bookmarks (an outline): the contents, each part with its chapters, each chapter
+with its sections.
 """
 
 from __future__ import annotations
@@ -155,14 +156,14 @@ _HEADINGS_JS = """() => Array.from(document.querySelectorAll('h1, h2, h3, h4, h5
         return [Number(h.tagName[1]), clone.textContent.replace(/\\s+/g, ' ').trim()];
     })"""
 
-#: Hides (``true``) or shows again (``false``) every image, keeping its box: the same pages.
-_HIDE_IMAGES_JS = """([hide]) => {
-    const old = document.getElementById('dadp-hidden-images');
+#: Hides (``true``) or shows again (``false``) everything, keeping every box: the same pages.
+_HIDE_JS = """([hide]) => {
+    const old = document.getElementById('dadp-hidden');
     if (old) old.remove();
     if (hide) {
         const style = document.createElement('style');
-        style.id = 'dadp-hidden-images';
-        style.textContent = 'img { visibility: hidden !important; }';
+        style.id = 'dadp-hidden';
+        style.textContent = '* { visibility: hidden !important; }';
         document.head.appendChild(style);
     }
 }"""
@@ -442,9 +443,9 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
                 raise BuildError(f"MathJax reported {state['errors']} error(s) in the book")
             page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, None)])
             loaded = time.perf_counter() - start
-            page.evaluate(_HIDE_IMAGES_JS, [True])  # the same pages, faster: to find them
+            page.evaluate(_HIDE_JS, [True])  # the same pages, nothing painted: to find them
             first = page.pdf(**options)
-            page.evaluate(_HIDE_IMAGES_JS, [False])
+            page.evaluate(_HIDE_JS, [False])
             by_id = _anchor_pages(first, [d["id"] for d in documents])
             page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, by_id)])
             output.parent.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,9 @@ the ends of their declared ranges, through the book's own executor, twice:
   every number at its high end.
 
 A chapter that cannot run at an end declares the range it can run (its parameters cell),
-and says why in the declaration's meaning. These runs are part of ``make test`` (marker
-``book``: about two runs per chapter, two at a time).
+and says why in the declaration's meaning. These runs are part of ``make check`` (markers
+``book`` and ``slow``, tests/conftest.py: about two runs per chapter, two at a time); the
+checks that need no kernel are in ``make test``.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ the code that draws each figure. Cells the HTML collapses behind a toggle (impor
 are left out, as are the sidebars, buttons and toggles. The table of contents gives each
 page's first printed page: a first print finds them (from the PDF's named destinations, one
 per link of the table of contents) with everything hidden, not removed (every box stays,
-so the pages break where they will, and painting is most of a print's time: a quarter of
-the time, 0.2 MB instead of 10), then the book is printed with the numbers filled in. The
+so the pages break where they will; nothing is painted: a 0.2 MB print instead of 10 MB),
+then the book is printed with the numbers filled in. The
 PDF carries bookmarks (an outline): the contents, each part with its chapters, each chapter
 with its sections.
 """

@@ -119,6 +119,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--profile", choices=PROFILES, default="quick")
     build.add_argument("--chapters", default=None, help="comma-separated slugs (default: all)")
     build.add_argument(
+        "--with-pages",
+        action="store_true",
+        help="with --chapters: also run the pages that compute (errata, landing, performance)",
+    )
+    build.add_argument(
         "--build-dir", type=path_argument, action=_Once, default=None,
         help="default: <root>/_build",
     )  # fmt: skip
@@ -201,8 +206,9 @@ def _cmd_build(root: Path, args: argparse.Namespace) -> int:
     if args.pdf and args.no_html:
         raise BuildError("--pdf prints the rendered book: it cannot go with --no-html")
     html = build_book(
-        root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html, args.force
-    )
+        root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html, args.force,
+        with_pages=args.with_pages,
+    )  # fmt: skip
     if args.pdf:
         from dadp_book.pdf import build_pdf
 

@@ -61,6 +61,7 @@ __all__ = [
 #: chapter rule, never in the book.
 TEMPLATE = "_template"
 _PROFILES = ("quick", "full")
+_SETTING = {"quick": "small values that run in seconds", "full": "the paper's setting"}
 _RANGES_START = "<!-- chapter-ranges:"
 _RANGES_END = "<!-- end chapter-ranges -->"
 _RANGES_HEADER = ["| chapter | epsilon | repetitions |", "|---|---|---|"]
@@ -174,8 +175,8 @@ def profile_problems(root: Path) -> list[Problem]:
             problems.append(Problem(
                 name, line,
                 f"no entry for chapter {slug}: add '  {slug}:' {after}, with its parameter "
-                f"values indented below it ({'seconds' if profile == 'quick' else 'the paper'}"
-                f"'s setting; an empty entry runs the chapter's defaults)",
+                f"values indented below it ({_SETTING[profile]}; an empty entry runs the "
+                "chapter's defaults)",
             ))  # fmt: skip
         listed = [slug for slug, _, _ in entries if slug in chapters]
         for i, slug in enumerate(listed):

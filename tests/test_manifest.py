@@ -12,9 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_course import _call, _run, _test_functions
+import test_course
+from crawl import build_word_findings, glossary_findings, glossary_terms
 
 from dadp_book import manifest
+from dadp_book.course.markdown import standalone_markdown
 from dadp_book.course.questions import load_chapter
 from dadp_book.discovery import list_chapters
 from dadp_book.errors import BuildError
@@ -28,7 +30,11 @@ CHECKS = {
     "teaching": manifest.teaching_problems,
     "architecture": manifest.architecture_problems,
 }
-NEW = "15-new-result"
+CHAPTERS = list_chapters(ROOT)
+LAST = CHAPTERS[-1]
+NUMBER = f"{int(LAST[:2]) + 1:02d}"
+#: The chapter a scratch book adds: the next number after the book's last chapter.
+NEW = f"{NUMBER}-new-result"
 #: The files the manifest reads (a scratch book holds these, and the chapters).
 FILES = ["_toc.yml", "_config.yml", "ARCHITECTURE.md", "book/reproducibility.md",
          "book/teaching.md"]  # fmt: skip
@@ -41,23 +47,38 @@ def test_the_books_manifest_holds_together(check):
     assert not problems, "\n".join(map(str, problems))
 
 
-def test_the_template_sidecar_solutions_pass_and_starters_fail():
-    from otter.assign.solutions import replace_solutions
-
+@pytest.mark.parametrize(
+    "rule",
+    [
+        test_course.test_solutions_pass_every_test_and_starters_fail_a_hidden_one,
+        test_course.test_answers_rounded_to_four_significant_digits_pass,
+    ],
+    ids=lambda rule: rule.__name__,
+)
+def test_the_template_sidecar_meets_the_course_rules(rule):
     chapter = load_chapter(ROOT, manifest.TEMPLATE)
     assert len(chapter.autograded) >= 2
-    for question in chapter.autograded:
-        env = _run(chapter.setup, question.code)
-        for function in (*_test_functions(question, "tests"), *_test_functions(question, "hidden")):
-            _call(function, env)
-        starter = "\n".join(replace_solutions(question.code.splitlines(), "python"))
-        failed = 0
-        for function in _test_functions(question, "hidden"):
-            try:
-                _call(function, _run(chapter.setup, starter))
-            except Exception:
-                failed += 1
-        assert failed, f"{question.label}: the unanswered starter passes every hidden test"
+    rule(chapter)
+    for question in chapter.questions:  # as test_no_question_points_at_an_internal_label
+        text = standalone_markdown(question.text, chapter.text)
+        assert "`eq-" not in text and "`thm-" not in text, question.label
+        assert "dadp-book run" not in text and "dl." not in text, question.label
+
+
+def test_the_template_meets_the_readers_word_rules():
+    """The crawler's rules on what a reader sees (``tests/test_browser.py`` checks them on
+    the rendered chapters; the template is not rendered): no API, constant or parameter
+    name in the prose, no glossary term unlinked in the main-result box."""
+    text = (ROOT / "notebooks" / f"{manifest.TEMPLATE}.md").read_text()
+    text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"^```\{code-cell\}.*?^```\s*$", "", text, flags=re.S | re.M)
+    cut = text.index("## Exercises")
+    assert not build_word_findings(text[:cut], text[cut:])
+    box = re.search(r"```\{admonition\} Main result\n:class: main-result\n(.*?)\n```", text, re.S)
+    assert box, "no main-result box"
+    unlinked = re.sub(r"\{term\}`[^`]*`", " ", box.group(1))
+    assert not glossary_findings([{"text": unlinked, "links": []}], glossary_terms(), {})
 
 
 # ------------------------------------------------------------------ a scratch book
@@ -87,7 +108,7 @@ def test_a_chapter_file_missing_from_the_toc_fails_naming_the_line_to_add(scratc
     with pytest.raises(BuildError, match=f"notebooks/{NEW}.md is not in the book: add "):
         list_chapters(scratch)
     (problem,) = manifest.check(scratch)
-    assert problem.path == "_toc.yml" and _line(scratch, problem).endswith("14-privacy-audits")
+    assert problem.path == "_toc.yml" and _line(scratch, problem).endswith(LAST)
     assert f"add '- file: notebooks/{NEW}'" in str(problem)
     assert str(problem).startswith(f"_toc.yml:{problem.line}: ")
     shutil.move(scratch / "notebooks" / f"{NEW}.md", scratch / "notebooks" / f"_{NEW}.md")
@@ -109,21 +130,20 @@ def test_each_missing_step_of_a_new_chapter_names_its_file_and_line(scratch):
             assert 0 < problem.line <= len((scratch / problem.path).read_text().splitlines())
     for profile in ("quick", "full"):
         problem = by_file[f"profiles/{profile}.yml"]
-        assert _line(scratch, problem) == "    SEED: 2023"  # the end of 14-privacy-audits
-        assert f"add '  {NEW}:' after line {problem.line} (the end of 14-privacy-audits)" in (
-            problem.message
-        )
+        entry = _line(scratch, problem)  # the last line of the last chapter's entry
+        assert entry.startswith("    ") and ":" in entry, entry
+        assert f"add '  {NEW}:' after line {problem.line} (the end of {LAST})" in (problem.message)
         _insert_after(scratch / problem.path, problem.line, f"  {NEW}:\n    REPS: 20\n")
     ranges = by_file["book/reproducibility.md"]
-    row = "| 15 | `EPSILONS` in [0.001, 100] | `REPS` in [2, 100000] |"
-    assert f"no row for chapter 15: add '{row}' after line {ranges.line}" in ranges.message
-    assert _line(scratch, ranges).startswith("| 14 |")
+    row = f"| {NUMBER} | `EPSILONS` in [0.001, 100] | `REPS` in [2, 100000] |"
+    assert f"no row for chapter {NUMBER}: add '{row}' after line {ranges.line}" in ranges.message
+    assert _line(scratch, ranges).startswith(f"| {LAST[:2]} |")
     assert manifest.write_range_table(scratch)
     assert "missing" in by_file[f"course/{NEW}.yml"].message
     shutil.copy(scratch / "course" / "_template.yml", scratch / "course" / f"{NEW}.yml")
     teaching = by_file["book/teaching.md"]
-    assert "names no chapter 15: add {doc}`Chapter title" in teaching.message
-    row = "| 7 | {doc}`the new result <../notebooks/15>` | a theme | epsilon |\n"
+    assert f"names no chapter {NUMBER}: add {{doc}}`Chapter title" in teaching.message
+    row = f"| 9 | {{doc}}`the new result <../notebooks/{NUMBER}>` | a theme | epsilon |\n"
     _insert_after(scratch / teaching.path, teaching.line, row)
     architecture = by_file["ARCHITECTURE.md"]
     assert f"no row for `{NEW}`" in architecture.message

@@ -208,9 +208,10 @@ def course_problems(root: Path) -> list[Problem]:
             problems.append(Problem(
                 side, 0,
                 f"missing: notebooks/{slug}.md needs at least two autograded exercises; copy "
-                f"course/{TEMPLATE}.yml to {side} and give two of its exercise labels a "
-                "'code:' answer (its '# SOLUTION' line), 'tests:' and 'hidden:' tests "
-                "(format: book/teaching.md, 'The course kit')",
+                f"course/{TEMPLATE}.yml to {side}, replace 'template' by the slug in its "
+                "labels, and give two of the chapter's exercises a 'code:' answer (its "
+                "'# SOLUTION' line), 'tests:' and 'hidden:' tests (format: book/teaching.md, "
+                "'The course kit')",
             ))  # fmt: skip
             continue
         try:

@@ -84,7 +84,10 @@ def test_the_template_meets_the_readers_word_rules():
 # ------------------------------------------------------------------ a scratch book
 @pytest.fixture
 def scratch(tmp_path) -> Path:
-    """A copy of what the manifest reads, with the template copied to a 15th chapter."""
+    """A copy of what the manifest reads, with the template copied to a new last chapter
+    (skipped while the book's own manifest has problems: they are reported above)."""
+    if manifest.check(ROOT):
+        pytest.skip("the book's manifest has problems (test_the_books_manifest_holds_together)")
     root = tmp_path / "book"
     for name in FILES:
         (root / name).parent.mkdir(parents=True, exist_ok=True)

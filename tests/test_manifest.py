@@ -18,8 +18,10 @@ from crawl import build_word_findings, glossary_findings, glossary_terms
 from dadp_book import manifest
 from dadp_book.course.markdown import standalone_markdown
 from dadp_book.course.questions import load_chapter
-from dadp_book.discovery import list_chapters
+from dadp_book.discovery import convert_chapter, list_chapters
 from dadp_book.errors import BuildError
+from dadp_book.execute import execute_notebook
+from dadp_book.parameters import chapter_parameters, declaration_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKS = {
@@ -79,6 +81,21 @@ def test_the_template_meets_the_readers_word_rules():
     assert box, "no main-result box"
     unlinked = re.sub(r"\{term\}`[^`]*`", " ", box.group(1))
     assert not glossary_findings([{"text": unlinked, "links": []}], glossary_terms(), {})
+
+
+def test_the_template_declares_its_parameters():
+    params = chapter_parameters(ROOT, manifest.TEMPLATE)
+    assert params and declaration_problems(params) == []
+    assert all(p.has_default for p in params)
+
+
+@pytest.mark.book
+def test_the_template_runs(tmp_path):
+    """The template is a small working chapter: it executes, its checks hold, at its own
+    defaults with fewer repetitions (what a quick-profile entry would give it)."""
+    notebook = convert_chapter(ROOT, manifest.TEMPLATE)
+    outcome = execute_notebook(notebook, manifest.TEMPLATE, {"REPS": 50}, scratch=tmp_path)
+    assert outcome.error is None, outcome.error
 
 
 # ------------------------------------------------------------------ a scratch book

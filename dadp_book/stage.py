@@ -284,8 +284,9 @@ def _summary(notes: Sequence[str], stubs: Sequence[str]) -> None:
     """One line for a partial build's links turned into text and pages not run."""
     if notes:
         pages = sorted({note.split(":", 1)[0] for note in notes})
-        print(f"  {len(notes)} link(s) into chapters not in this build named as text, in "
-              f"{len(pages)} page(s)", flush=True)  # fmt: skip
+        where = ", ".join(pages) if len(pages) <= 3 else f"{len(pages)} pages"
+        print(f"  {len(notes)} link(s) into chapters not in this build named as text ({where})",
+              flush=True)  # fmt: skip
     if stubs:
         print(f"  not run (stubs; --with-pages runs them): {', '.join(stubs)}", flush=True)
 

@@ -55,7 +55,7 @@ def test_staging_a_partial_build_stubs_the_pages_and_prints_one_summary(toy, cap
     stage_book(root, stage, ["02-data"], [result], "quick")
     out = capsys.readouterr().out.splitlines()
     assert out == [
-        "  2 link(s) into chapters not in this build named as text, in 1 page(s)",
+        "  2 link(s) into chapters not in this build named as text (book/summary)",
         "  not run (stubs; --with-pages runs them): book/reads",
     ]
     stub = (stage / "book" / "reads.md").read_text()

@@ -40,17 +40,10 @@ class _PathType(click.ParamType):
     name = "path"
 
     def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
-        if isinstance(value, Path):
-            return value
-        reason = None
-        if not value.strip():
-            reason = "is empty; give a path"
-        else:
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                reason = f"'{shown}' is not a UTF-8 name; rename it (or choose another path)"
+        shown = str(value).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        reason = "is empty; give a path" if not str(value).strip() else None
+        if shown != str(value):
+            reason = f"'{shown}' is not a UTF-8 name; rename it (or choose another path)"
         if reason:
             where = "/".join(param.opts) if param is not None else "path"
             raise BuildError(f"argument {where}: {reason}{_see_help(ctx)}")
@@ -109,21 +102,16 @@ def _command(group: click.Group, name: str, help: str) -> Callable:
             args = SimpleNamespace(**{"allow_long": False, **params})
             if args.allow_long:  # the kernels inherit it (dadp_lite.resources)
                 os.environ[LONG_ENV] = "1"
-            root = None if name in ("glue", "grade") else book_root(ctx.find_root().params["root"])
-            return handler(root, args)
+            root = ctx.find_root().params["root"]
+            return handler(None if name in ("glue", "grade") else book_root(root), args)
 
-        callback.__click_params__ = getattr(handler, "__click_params__", [])  # type: ignore[attr-defined]
+        callback.__click_params__ = getattr(handler, "__click_params__", [])
         return group.command(name, help=help, context_settings=_EXTRAS)(callback)
 
     return decorate
 
 
-@click.group(
-    "dadp-book",
-    help="Build and rerun the chapters of dadp-book.",
-    invoke_without_command=True,
-    no_args_is_help=False,
-)
+@click.group("dadp-book", invoke_without_command=True)
 @click.option("--root", type=PATH, default=None, help="book folder (default: search up)")
 @click.pass_context
 def cli(ctx: click.Context, root: Path | None) -> None:

@@ -59,16 +59,19 @@ __all__ = [
 ]
 
 KINDS = ("int", "float", "str", "bool", "dataset")
-FLAGS = ("distinct", "non-empty")
-_BYTES_EACH = re.compile(r"^(\d+) bytes each( per record)?$")
 #: Values a list may hold unless its declaration allows more (``at most N``): each value of
 #: a list is usually one more pass of the chapter's experiments.
 MAX_ITEMS = 100
-_AT_MOST = re.compile(r"^at most (\d+)$")
 DATASET_SUFFIXES = (".csv", ".parquet")
-
-_TYPE = re.compile(r"^(?:list\[(\w+)\]|(\w+))\s*")
-_INTERVAL = re.compile(r"^in\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*")
+#: The grammar above (choices end where the flags begin).
+_GRAMMAR = re.compile(
+    r"""^(?:list\[(?P<item>\w+)\]|(?P<kind>\w+))
+    (?:\s+in\s*(?P<left>[\[(])\s*(?P<low>[^,\s]+)\s*,\s*(?P<high>[^\])\s]+)\s*(?P<right>[\])])
+      |\s+one\ of\s+(?P<choices>[^,]+?(?:,[^,]+?)*?))?
+    (?P<flags>(?:\s*,\s*(?:distinct|non-empty|at\ most\ \d+|\d+\ bytes\ each(?:\ per\ record)?))*)
+    \s*$""",
+    re.VERBOSE,
+)
 
 
 class DeclarationError(ValueError):
@@ -214,43 +217,34 @@ def _bound(text: str) -> float:
 def parse_declaration(text: str) -> tuple[Spec, str]:
     """``(spec, meaning)`` of a declaration such as ``int in [1, 64]; workers``."""
     body, _, meaning = text.partition(";")
-    body = body.strip()
-    match = _TYPE.match(body)
-    kind = match and (match.group(1) or match.group(2))
-    if kind not in KINDS:
-        raise DeclarationError(f"{body!r} does not start with a type ({', '.join(KINDS)})")
-    fields: dict = {"kind": kind, "is_list": bool(match.group(1))}
-    rest = body[match.end() :]
-    interval = _INTERVAL.match(rest)
-    if interval:
-        if kind not in ("int", "float"):
-            raise DeclarationError(f"an interval needs a numeric type, not {kind}")
-        left, low, high, right = interval.groups()
-        fields.update(low=_bound(low), high=_bound(high), low_open=left == "(")
-        fields["high_open"] = right == ")"
-        rest = rest[interval.end() :]
-    elif rest.startswith("one of "):
-        words = [w.strip() for w in rest[len("one of ") :].split(",")]
-        flag = [w in FLAGS or bool(_AT_MOST.match(w) or _BYTES_EACH.match(w)) for w in words]
-        fields["choices"] = tuple(w for w, f in zip(words, flag, strict=True) if not f)
-        rest = ", ".join(w for w, f in zip(words, flag, strict=True) if f)
-    flags = [f.strip() for f in rest.split(",") if f.strip()]
-    known = (_AT_MOST, _BYTES_EACH)
-    unknown = [f for f in flags if f not in FLAGS and not any(r.match(f) for r in known)]
-    if unknown:
-        raise DeclarationError(f"unknown words {unknown} in {body!r}")
-    fields["distinct"] = "distinct" in flags
+    found = _GRAMMAR.match(body.strip())
+    kind = found and (found["item"] or found["kind"])
+    if not found or kind not in KINDS:
+        raise DeclarationError(
+            f"{body.strip()!r} does not follow the grammar of {__name__}: a type "
+            f"({', '.join(KINDS)}, list[...]), then 'in [a, b]' or 'one of x, y', then flags"
+        )
+    flags = [f.strip() for f in found["flags"].split(",") if f.strip()]
+    fields: dict = {"kind": kind, "is_list": bool(found["item"]), "distinct": "distinct" in flags}
+    if found["left"]:
+        fields.update(low=_bound(found["low"]), high=_bound(found["high"]))
+        fields.update(low_open=found["left"] == "(", high_open=found["right"] == ")")
+    if found["choices"]:
+        fields["choices"] = tuple(word.strip() for word in found["choices"].split(","))
     for flag in flags:
-        each = _BYTES_EACH.match(flag)
-        if each:
-            if kind != "int":
-                raise DeclarationError(f"'bytes each' applies to a count (int), not to {kind}")
-            fields.update(bytes_each=int(each.group(1)), per_record=bool(each.group(2)))
-    for flag in flags:
-        if _AT_MOST.match(flag):
-            if not fields["is_list"]:
-                raise DeclarationError(f"'at most' applies to a list, not to {kind}")
-            fields["max_items"] = int(_AT_MOST.match(flag).group(1))
+        if flag.startswith("at most "):
+            fields["max_items"] = int(flag.split()[-1])
+        elif "bytes each" in flag:
+            fields.update(bytes_each=int(flag.split()[0]), per_record=flag.endswith("record"))
+    misplaced = [
+        ("an interval", "a numeric type", found["left"] and kind not in ("int", "float")),
+        ("'one of'", "text (str)", found["choices"] and kind != "str"),
+        ("'bytes each'", "a count (int)", "bytes_each" in fields and kind != "int"),
+        ("'at most'", "a list", "max_items" in fields and not fields["is_list"]),
+    ]
+    for what, needs, wrong in misplaced:
+        if wrong:
+            raise DeclarationError(f"{what} applies to {needs}, not to {kind}")
     return Spec(**fields), meaning.strip()
 
 

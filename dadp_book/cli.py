@@ -25,6 +25,7 @@ from dadp_lite.resources import LONG_ENV
 
 __all__ = ["main"]
 
+_CHAPTER = "CHAPTER: a slug, a unique prefix (e.g. 01) or a path"
 #: Unknown arguments reach the command (``ctx.args``), which names them all, quoted.
 _EXTRAS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -89,7 +90,7 @@ def _value_options(command: Callable) -> Callable:
     return command
 
 
-def _command(group: click.Group, name: str, help: str) -> Callable:
+def _command(group: click.Group, name: str, help: str, arguments: str = "") -> Callable:
     """A subcommand that refuses unknown arguments and hands a namespace to its handler."""
 
     def decorate(handler: Callable[[Path | None, SimpleNamespace], int]) -> click.Command:
@@ -106,7 +107,9 @@ def _command(group: click.Group, name: str, help: str) -> Callable:
             return handler(None if name in ("glue", "grade") else book_root(root), args)
 
         callback.__click_params__ = getattr(handler, "__click_params__", [])
-        return group.command(name, help=help, context_settings=_EXTRAS)(callback)
+        text = f"{help}\n\n{arguments}" if arguments else help  # click's arguments have no help
+        command = group.command(name, help=text, short_help=help, context_settings=_EXTRAS)
+        return command(callback)
 
     return decorate
 
@@ -165,7 +168,7 @@ def _cmd_build(root: Path, args: SimpleNamespace) -> int:
     return 0
 
 
-@_command(cli, "params", "a chapter's parameters: default, type, range, meaning")
+@_command(cli, "params", "a chapter's parameters: default, type, range, meaning", _CHAPTER)
 @click.argument("chapter")
 def _cmd_params(root: Path, args: SimpleNamespace) -> int:
     slug = resolve_chapter(root, args.chapter)
@@ -179,7 +182,7 @@ def _cmd_params(root: Path, args: SimpleNamespace) -> int:
     return 0
 
 
-@_command(cli, "run", "execute one chapter with your parameters")
+@_command(cli, "run", "execute one chapter with your parameters", _CHAPTER)
 @_value_options
 @click.option("--no-html", is_flag=True, help="skip the one-page HTML render")
 def _cmd_run(root: Path, args: SimpleNamespace) -> int:
@@ -193,7 +196,7 @@ def _cmd_run(root: Path, args: SimpleNamespace) -> int:
     return 0
 
 
-@_command(cli, "sweep", "run a chapter over a parameter grid, collect its CSVs")
+@_command(cli, "sweep", "run a chapter over a parameter grid, collect its CSVs", _CHAPTER)
 @_value_options
 @_once_option("--grid", required=True, help="YAML: NAME: [v1, v2, ...] (once)")
 @click.option("--jobs", type=int, default=None, help="parallel points (default: 2)")
@@ -237,7 +240,12 @@ def _cmd_glue(root: Path | None, args: SimpleNamespace) -> int:
     return 0
 
 
-@_command(cli, "course", "the course kit: student and instructor notebooks, autograder bundles")
+@_command(
+    cli,
+    "course",
+    "the course kit: student and instructor notebooks, autograder bundles",
+    "CHAPTER: the chapters of the kit (default: all)",
+)
 @click.argument("chapters", nargs=-1, metavar="[CHAPTER]...")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="kit folder")
 @click.option("--force", is_flag=True, help="replace an existing kit at --out")
@@ -252,7 +260,12 @@ def _cmd_course(root: Path, args: SimpleNamespace) -> int:
     return 0
 
 
-@_command(cli, "grade", "grade submitted notebooks locally: one row per question")
+@_command(
+    cli,
+    "grade",
+    "grade submitted notebooks locally: one row per question",
+    "DIR: the kit folder of 'course'; SUBMISSIONS: the folder of submitted notebooks",
+)
 @click.argument("kit", type=click.Path(path_type=Path), metavar="DIR")
 @click.argument("submissions", type=click.Path(path_type=Path), metavar="SUBMISSIONS")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("scores.csv"),

@@ -15,6 +15,7 @@ alpha our value (with its bootstrap 95% interval) beside the paper's printed val
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Mapping
 from numbers import Integral, Real
@@ -173,6 +174,8 @@ def _format_number(spec: str):
             return "yes" if value else "no"
         if not isinstance(value, Real):
             return str(value)
+        if not math.isfinite(float(value)):
+            return number(float(value))  # ∞ (e.g. trials needed when none suffice)
         if isinstance(value, Integral) or spec == "int":
             return _integer(int(round(float(value))))
         if significant or spec == "g":

@@ -256,3 +256,20 @@ def test_the_replace_delta_at_the_smallest_epsilon_against_dp_accounting():
     exact = discrete_gaussian_delta_enumerated([0.001, 0.01], sigma=sigma, adjacency="replace")
     pld = discrete_gaussian_histogram_delta([0.001, 0.01], sigma=sigma, adjacency="replace")
     assert np.all(exact <= pld) and np.all(pld <= exact + pld_error_bound("replace"))
+
+
+def test_enumerated_discrete_gaussian_delta_refuses_a_sigma_whose_sum_cannot_fit():
+    """Above ENUMERABLE_SIGMA_MAX the sum would need gigabytes: a ValueError naming sigma,
+    never an out-of-memory kill (chapter 03 at epsilon 0.001 read as sigma = 4/eps^2)."""
+    from dadp_lite.theory import accounting
+
+    limit = accounting.ENUMERABLE_SIGMA_MAX
+    with pytest.raises(ValueError, match="sigma = 4e"):
+        accounting.discrete_gaussian_delta_enumerated(0.5, sigma=4e6, adjacency="replace")
+    assert (
+        0
+        <= accounting.discrete_gaussian_delta_enumerated(
+            0.5, sigma=limit / 1000, adjacency="replace"
+        )
+        <= 1
+    )

@@ -514,3 +514,12 @@ def test_a_page_glues_every_key_it_cites(executed, name):
     source = ROOT / f"{name}.md"
     cited = {ref.split(":", 1)[0] for ref in GLUE_ROLE.findall(source.read_text())}
     assert cited - glued == set()
+
+
+def test_error_ratio_of_two_zero_errors_is_one_and_of_one_zero_error_unbounded():
+    """At a large epsilon DP swapping may move no record: its error 0 against traditional
+    swapping's is no division by zero but a ratio without bound (not 'close')."""
+    from dadp_lite.errata.swapping import _error_ratio
+
+    got = _error_ratio(np.array([0.0, 0.0, 3.0, 2.0]), np.array([0.0, 5.0, 0.0, 4.0]))
+    assert got[0] == 1.0 and got[1] == 0.0 and np.isinf(got[2]) and got[3] == 0.5

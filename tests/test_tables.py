@@ -194,3 +194,13 @@ def test_whole_numbers_are_integers_booleans_words_datasets_labels():
     mixed = pd.DataFrame({"alpha": [1.5, 540.9999999, 2.0]})
     html = tables.show(mixed, caption="Mixed.", digits=2).to_html()
     assert ">541<" in html and ">1.50<" in html and ">2.00<" in html  # 541.00 reads 541
+
+
+def test_an_unbounded_count_in_an_integer_column_reads_as_a_word():
+    """A count that no number of trials reaches (inf in an integer column) reads as ∞,
+    not an OverflowError (chapter 14 at epsilon 8)."""
+    from dadp_lite.tables import _format_number
+
+    fmt = _format_number("int")
+    assert fmt(float("inf")) == "∞"
+    assert fmt(1234.0) == "1234"  # the tables group digits from 10,000 on

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from dadp_lite.data import dataset_label, feature_domains
-from dadp_lite.errata.record import Finding, Result, dataset, shown
+from dadp_lite.errata.record import Finding, Result, Value, dataset, shown
 from dadp_lite.errata.runs import swapping_sweeps
 from dadp_lite.errata.show import number
 from dadp_lite.errata.status import (
@@ -107,6 +107,21 @@ def bias_and_l1(*, dataset_name: str, epsilons: tuple[float, ...], qi: tuple[str
                            "dataset": dataset_label(dataset_name)})  # fmt: skip
 
 
+def _error_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` for errors (>= 0), element by element: 1 where both are
+    0 (equal errors), unbounded where only the denominator is 0 (at a large epsilon DP
+    swapping may move no record at all)."""
+    num, den = np.broadcast_arrays(np.asarray(numerator, float), np.asarray(denominator, float))
+    ratio = np.full(num.shape, np.inf)
+    np.divide(num, den, out=ratio, where=den > 0)
+    return np.where((num == 0) & (den == 0), 1.0, ratio)
+
+
+def _ratio_shown(ratio: float) -> Value:
+    """A ratio of errors in 3 significant digits, or the word for one that has no bound."""
+    return shown(float(ratio), 3) if np.isfinite(ratio) else shown(number(np.inf))
+
+
 def traditional_vs_dp(
     *, dataset_names: tuple[str, ...], rates: tuple[float, ...], epsilons: tuple[float, ...],
     reps: int, seed: int, qi: tuple[str, ...],
@@ -123,12 +138,14 @@ def traditional_vs_dp(
     trad = sweep[sweep["mechanism"] == "swapping"].sort_values("fraction")
     dp = sweep[sweep["mechanism"] == "dp_swapping"]
     trad_max, dp_min = float(trad["l1_error"].max()), float(dp["l1_error"].min())
-    closest = max(trad_max, dp_min) / min(trad_max, dp_min)
-    matched = dp["l1_error"].to_numpy() / np.interp(
-        dp["fraction"].to_numpy(), trad["fraction"].to_numpy(), trad["l1_error"].to_numpy()
-    )
+    closest = float(_error_ratio(np.array(max(trad_max, dp_min)), np.array(min(trad_max, dp_min))))
+    dp_error = dp["l1_error"].to_numpy()
+    trad_error = np.interp(dp["fraction"].to_numpy(), trad["fraction"].to_numpy(),
+                           trad["l1_error"].to_numpy())  # fmt: skip
+    matched = _error_ratio(dp_error, trad_error)
+    apart = np.maximum(matched, _error_ratio(trad_error, dp_error))  # either way round
     pair = claim_status([closest < MUCH_FACTOR])
-    same_share = claim_status([bool(r < MUCH_FACTOR) for r in matched])
+    same_share = claim_status([bool(r < MUCH_FACTOR) for r in apart])
     status = readings_status([
         pair.as_reading("the closest pair of the sweep"),
         same_share.as_reading("at the same share of records moved"),
@@ -136,8 +153,8 @@ def traditional_vs_dp(
         pair.as_reading("the closest pair of the sweep"),
         same_share.as_reading("at the same share of records moved"))  # fmt: skip
     values = {"traditional-max": shown(trad_max, 3), "dp-min": shown(dp_min, 3),
-              "ratio": shown(closest, 3), "matched-min": shown(matched.min(), 3),
-              "matched-max": shown(matched.max(), 3), "dataset": dataset_label(name),
+              "ratio": _ratio_shown(closest), "matched-min": _ratio_shown(matched.min()),
+              "matched-max": _ratio_shown(matched.max()), "dataset": dataset_label(name),
               "epsilon-max": max(epsilons), "factor": MUCH_FACTOR}  # fmt: skip
     return Result(status, values)
 

@@ -67,6 +67,10 @@ __all__ = [
 #: grows with it).
 VALUE_DISCRETIZATION_INTERVAL = 1e-4
 _MAX_GRID_CELLS = 4_000_000
+#: Largest sigma whose exact delta :func:`discrete_gaussian_delta_enumerated` computes: the
+#: privacy-loss sum holds about 50 sigma terms (10^7 floats at this sigma, under 1 GiB in
+#: all); beyond it the sum would not fit in memory.
+ENUMERABLE_SIGMA_MAX = 200_000.0
 
 
 def n_unit_shifts(adjacency: str) -> int:
@@ -340,9 +344,15 @@ def discrete_gaussian_delta_enumerated(
     ``"replace"`` with a noise scale whose 2-d grid of outputs is too large to hold
     (sigma above about 83, epsilon below about 0.024 at the book's sigma = 2/epsilon)
     enumerates the privacy loss instead (:func:`_replace_delta_by_loss`): the same sum.
+    A ``sigma`` above :data:`ENUMERABLE_SIGMA_MAX` is refused (``ValueError``).
     """
     eps = check_epsilons(epsilon, allow_zero=True)
     sigma = check_epsilon(sigma, "sigma")
+    if sigma > ENUMERABLE_SIGMA_MAX:
+        raise ValueError(
+            f"sigma = {sigma:.6g} is too large to enumerate (at most {ENUMERABLE_SIGMA_MAX:g}: "
+            "the sum would not fit in memory)"
+        )
     if n_unit_shifts(adjacency) == 2 and _grid_size(sigma) ** 2 > _MAX_GRID_CELLS:
         return _shaped(eps, _replace_delta_by_loss(sigma, eps.ravel()))
     p, q = discrete_gaussian_output_pair(sigma, adjacency)

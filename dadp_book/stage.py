@@ -41,7 +41,7 @@ __all__ = [
 _DOC_ROLE = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?\.\./notebooks/([^`<>]+?)>?`")
 _REF_ROLE = re.compile(r"\{(ref|numref|prf:ref|eq)\}`(?:([^`<]*?)\s*<)?([^`<>]+?)>?`")
 _GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`\.\./notebooks/([^`:]+?)(?:\.ipynb|\.md)?::[^`]*`")
-_LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*name:\s*(fig-\S+)", re.M)
+_LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*:?name:\s*(fig-\S+)", re.M)
 
 
 def sync_folder(

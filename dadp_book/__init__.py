@@ -3,13 +3,13 @@
 One job per module, arrows pointing down this list (nothing in the science package imports
 from here):
 
-- ``cli``: the ``dadp-book`` command (build, params, run, sweep, glue, course, grade)
+- ``cli``: the ``dadp-book`` command, on click (build, params, run, sweep, glue, course, grade)
 - ``build``, ``run``, ``sweep``: the three ways to execute chapters
 - ``grid``, ``points``, ``runners``: sweep grids, per-point provenance records, local/Dask pools
 - ``stage``, ``render``, ``glue``: the staged book, Jupyter Book HTML, glued values
 - ``execute``: THE papermill executor (kernel environment, kernels on Unix sockets, failure text)
 - ``provenance``: hashes and versions that say what a result was computed from
-- ``parameters``, ``spec``: the parameter vocabulary, declarations and validation
+- ``parameters``, ``spec``: the parameter vocabulary, declarations, validation (pydantic)
 - ``discovery``, ``yamlio``, ``outputs``, ``errors``: book root and chapters, strict YAML,
   atomic outputs and temporary folders, the one error type
 - ``sphinx_ext``: the Sphinx extension listed in ``_config.yml``

@@ -88,7 +88,8 @@ class ChapterResult:
     ``page`` is the page's path without suffix relative to the book (``notebooks/<slug>``
     or ``book/errata``). ``reused`` says the outputs came from the build cache (``seconds``
     and ``executed_at`` are then those of the execution that made them); ``reason`` says why
-    a page ran (empty when no cache was used); ``key`` is its cache key.
+    a page ran (empty when no cache was used); ``key`` is its cache key. ``notes``: the links
+    to chapters left out of a partial build that staging turned into text.
     """
 
     slug: str
@@ -101,6 +102,7 @@ class ChapterResult:
     reason: str = ""
     executed_at: str = ""
     key: str = ""
+    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.page = self.page or f"notebooks/{self.slug}"
@@ -222,14 +224,16 @@ class DataInForce:
         return str(self.known[name]["sha256"])
 
 
-def _plan(root: Path, slugs: Sequence[str], profile: str, stage: Path) -> list[_Job]:
+def _plan(
+    root: Path, slugs: Sequence[str], profile: str, stage: Path, with_pages: bool
+) -> list[_Job]:
     values = _profile_values(root, slugs, profile)
     jobs = []
     for slug in slugs:
         notebook = convert_chapter(root, slug)
         folder = stage / "notebooks"
         jobs.append(_Job(root, f"notebooks/{slug}", slug, notebook, values[slug], {}, folder))
-    for page in list_pages(root):
+    for page in list_pages(root) if with_pages else ():
         passed, shown = _page_parameters(root, page, profile)
         notebook, folder = convert_page(root, page), stage / "pages"
         jobs.append(_Job(root, page, Path(page).name, notebook, passed, shown, folder))
@@ -243,26 +247,24 @@ def _record(root: Path, job: _Job, profile: str) -> dict:
     return cache_record(job.page, job.notebook, job.parameters, None)  # no profile values
 
 
-def _staged(job: _Job, executed: bytes, built: Sequence[str] | None) -> bytes:
+def _staged(job: _Job, executed: bytes, built: Sequence[str] | None) -> tuple[bytes, list[str]]:
     """The notebook as staged: the outputs in the current source; in a partial build
-    (``built`` given), links to chapters left out become text."""
+    (``built`` given), links to chapters left out become text (one note each)."""
     content = merge_outputs(job.notebook, executed)
     if built is None or not job.page.startswith("notebooks/"):
-        return content
+        return content, []
     content, notes = resolve_notebook_links(job.root, content, built)
-    for note in notes:
-        print(f"  {job.page}: {note}", flush=True)
-    return content
+    return content, [f"{job.page}: {note}" for note in notes]
 
 
 def _reuse(cache: BuildCache, entry: Path, job: _Job, built: Sequence[str] | None) -> ChapterResult:
     """Stage a cached result: its outputs merged into the current source."""
     content, notebook, files = cache.load(entry)
-    staged = Execution(job.name, _staged(job, notebook, built), files, content["seconds"])
-    output = staged.save(job.folder)
+    merged, notes = _staged(job, notebook, built)
+    output = Execution(job.name, merged, files, content["seconds"]).save(job.folder)
     return ChapterResult(
         job.name, content["seconds"], output, None, job.parameters, job.page, True,
-        "", content["executed_at"], content["key"],
+        "", content["executed_at"], content["key"], notes,
     )  # fmt: skip
 
 
@@ -284,12 +286,11 @@ def _finished(
     if cache is not None:
         cache.store(job.record, outcome, executed_at)
         key = cache_key(job.record)
-    staged = Execution(job.name, _staged(job, outcome.notebook, built), outcome.files,
-                       outcome.seconds)  # fmt: skip
-    output = staged.save(job.folder)
+    merged, notes = _staged(job, outcome.notebook, built)
+    output = Execution(job.name, merged, outcome.files, outcome.seconds).save(job.folder)
     return ChapterResult(
         job.name, outcome.seconds, output, None, job.parameters, job.page,
-        reason=job.reason, executed_at=executed_at, key=key,
+        reason=job.reason, executed_at=executed_at, key=key, notes=notes,
     )  # fmt: skip
 
 
@@ -315,19 +316,22 @@ def execute_book(
     jobs: int,
     cache: BuildCache | None = None,
     force: bool = False,
+    with_pages: bool | None = None,
 ) -> tuple[list[ChapterResult], list[ChapterResult]]:
     """Execute chapters (with a profile's values) and the executable pages, in one pool.
 
-    Chapters are saved in ``stage/notebooks``, pages in ``stage/pages``. Every chapter's
+    Chapters are saved in ``stage/notebooks``, pages in ``stage/pages``. The pages (the
+    back matter that computes: errata, landing and performance pages) run after the
+    chapters, when every chapter is built or ``with_pages`` asks for them. Every chapter's
     values, and the datasets they name where they would be read now (:class:`DataInForce`),
     are checked before the first kernel starts or the first result is reused. With a
     ``cache``, a chapter or page whose inputs are unchanged is not executed: its cached
     outputs are merged into its current source (``force`` executes everything and
     refreshes the cache). Returns (chapters, pages), in order.
     """
-    plan = _plan(root, slugs, profile, stage)
     jobs = check_jobs(jobs)
     built = None if set(slugs) == set(list_chapters(root)) else list(slugs)
+    plan = _plan(root, slugs, profile, stage, built is None if with_pages is None else with_pages)
     data = DataInForce()
     for job in plan:  # the data in force, before anything is written, reused or executed
         if job.page.startswith("notebooks/"):
@@ -407,14 +411,20 @@ def build_book(
     jobs: int | None = None,
     html: bool = True,
     force: bool = False,
+    with_pages: bool = False,
 ) -> Path:
     """Execute the chapters of a profile and render the book; returns the HTML folder.
 
-    Chapters and pages whose inputs are unchanged are reused from ``<build_dir>/cache``
-    (:mod:`dadp_book.cache`); ``force`` executes everything. The HTML is rendered
-    only when the staged book changed (:func:`dadp_book.render.render_html`).
+    A partial build (``chapters`` names some) executes only those chapters: the pages that
+    compute (errata, landing, performance) run when every chapter is built or when
+    ``with_pages`` asks for them, and are otherwise staged as a short page that says how to
+    compute them (:func:`dadp_book.stage.stage_book`). Chapters and pages whose inputs are
+    unchanged are reused from ``<build_dir>/cache`` (:mod:`dadp_book.cache`); ``force``
+    executes everything. The HTML is rendered only when the staged book changed
+    (:func:`dadp_book.render.render_html`).
     """
     slugs = select_chapters(root, chapters)
+    with_pages = with_pages or set(slugs) == set(list_chapters(root))
     jobs = check_jobs(jobs)
     _profile_values(root, slugs, profile)  # refuse bad values before anything is written
     build_dir = Path(build_dir or root / "_build").resolve()
@@ -422,14 +432,18 @@ def build_book(
     cache = BuildCache(build_dir / "cache", root)
     os.environ[FINDINGS_STORE] = str(build_dir / "findings")  # the kernels share results
     print(
-        f"Executing {len(slugs)} chapter(s) with profile '{profile}' ({jobs} worker(s)); "
+        f"Executing {len(slugs)} chapter(s)"
+        + ("" if with_pages else " and no page")
+        + f" with profile '{profile}' ({jobs} worker(s)); "
         + ("--force: nothing reused" if force else f"reusing unchanged results from {cache.folder}")
     )
     start = time.perf_counter()
     check_free_space(build_dir, "a build")
     # SIGTERM stops the workers and their kernels, as Ctrl-C does; one build per folder
     with interruptible(), output_parent(build_dir), output_lock(build_dir), disk_full(build_dir):
-        results, pages = execute_book(root, slugs, profile, stage, jobs, cache=cache, force=force)
+        results, pages = execute_book(
+            root, slugs, profile, stage, jobs, cache=cache, force=force, with_pages=with_pages
+        )
         wall = time.perf_counter() - start
         timings = _timings(build_dir, profile, wall, results + pages)
         write_atomic(

@@ -1,5 +1,5 @@
 """Command line: ``dadp-book build | params | run | sweep | glue | course | grade`` (see
-``dadp-book --help``).
+``dadp-book --help``), on click.
 
 Exit status: 0 on success; 1 on refused input (a one-line ``dadp-book: error: ...`` on
 stderr, nothing written) or a failed chapter; 3 when a sweep finished with failed points;
@@ -8,12 +8,13 @@ stderr, nothing written) or a failed chapter; 3 when a sweep finished with faile
 
 from __future__ import annotations
 
-import argparse
 import os
-import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
+import click
 import yaml
 
 from dadp_book.discovery import book_root, resolve_chapter
@@ -24,175 +25,137 @@ from dadp_lite.resources import LONG_ENV
 
 __all__ = ["main"]
 
-
-#: What argparse must read as a value, not an option: negative numbers in any notation
-#: (``-1e-3``, ``-5e1``, ``-.5``, ``-.inf``), so ``-p EPSILONS -1e-3`` reaches the checks.
-_NEGATIVE_NUMBER = re.compile(r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$|^-\.(?:inf|Inf|INF)$")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a malformed command line like any refused input (exit 1)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._negative_number_matcher = _NEGATIVE_NUMBER
-
-    def error(self, message: str) -> None:
-        raise BuildError(f"{message} (see '{self.prog} --help')")
-
-    def parse_args(self, args=None, namespace=None):  # noqa: ANN001 - argparse's signature
-        """As argparse's, but an unrecognized argument is shown quoted (an empty one too)."""
-        parsed, extras = self.parse_known_args(args, namespace)
-        if extras:
-            shown = ", ".join(repr(a) for a in extras)
-            empty = " (an empty argument: remove it, or quote a value)" if "" in extras else ""
-            self.error(f"unrecognized argument(s): {shown}{empty}")
-        return parsed
+_CHAPTER = "CHAPTER: a slug, a unique prefix (e.g. 01) or a path"
+#: Unknown arguments reach the command (``ctx.args``), which names them all, quoted.
+_EXTRAS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
-def path_argument(text: str) -> Path:
+def _see_help(ctx: click.Context | None) -> str:
+    return f" (see '{ctx.command_path if ctx else 'dadp-book'} --help')"
+
+
+class _PathType(click.ParamType):
     """An argument naming a file or folder: not empty, and a UTF-8 name (a kernel, a YAML
     record and a web page must all be able to write it)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("is empty; give a path")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-        raise argparse.ArgumentTypeError(
-            f"'{shown}' is not a UTF-8 name; rename it (or choose another path)"
-        ) from None
-    return Path(text)
+
+    name = "path"
+
+    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
+        shown = str(value).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        reason = "is empty; give a path" if not str(value).strip() else None
+        if shown != str(value):
+            reason = f"'{shown}' is not a UTF-8 name; rename it (or choose another path)"
+        if reason:
+            where = "/".join(param.opts) if param is not None else "path"
+            raise BuildError(f"argument {where}: {reason}{_see_help(ctx)}")
+        return Path(value)
 
 
-class _Once(argparse.Action):
+PATH = _PathType()
+
+
+def _once(ctx: click.Context, param: click.Parameter, values: tuple) -> object:
     """An option that may be given once: a second one is refused (not silently kept)."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        if getattr(namespace, self.dest, None) is not None:
-            earlier = getattr(namespace, self.dest)
-            raise BuildError(
-                f"{option_string} is given twice ({earlier} and {values}); give it once"
-            )
-        setattr(namespace, self.dest, values)
+    if len(values) > 1:
+        raise BuildError(
+            f"{'/'.join(param.opts)} is given twice ({values[0]} and {values[1]}); give it once"
+        )
+    return values[0] if values else None
 
 
-def _add_value_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("chapter", help="slug, unique prefix (e.g. 01) or path")
-    command.add_argument(
-        "-p",
-        "--parameter",
-        nargs=2,
-        action="append",
-        default=[],
-        metavar=("NAME", "VALUE"),
-        help="set a parameter; VALUE is YAML (1, 1e-3, ma2019, [0.5, 1], data/my.csv)",
-    )
-    command.add_argument(
-        "-y", "--yaml", type=path_argument, action=_Once, default=None,
-        help="YAML file of NAME: value (once)",
-    )  # fmt: skip
-    command.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default=None,
-        help="start from this profile's values (default: the chapter's own defaults)",
-    )
-    command.add_argument(
-        "--out", type=path_argument, action=_Once, default=None, help="output folder"
-    )
-    command.add_argument(
-        "--allow-long",
-        action="store_true",
-        help="let the chapter run computations estimated to take more than an hour",
-    )
+def _once_option(*names: str, **kwargs) -> Callable:
+    return click.option(*names, type=PATH, multiple=True, callback=_once, **kwargs)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="dadp-book", description="Build and rerun the chapters of dadp-book.")
-    parser.set_defaults(allow_long=False)
-    parser.add_argument(
-        "--root", type=path_argument, default=None, help="book folder (default: search up)"
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    build = sub.add_parser("build", help="execute every chapter with papermill, render the HTML")
-    build.add_argument("--profile", choices=PROFILES, default="quick")
-    build.add_argument("--chapters", default=None, help="comma-separated slugs (default: all)")
-    build.add_argument(
-        "--build-dir", type=path_argument, action=_Once, default=None,
-        help="default: <root>/_build",
-    )  # fmt: skip
-    build.add_argument("--jobs", type=int, default=None, help="parallel chapters (default: 2)")
-    build.add_argument("--no-html", action="store_true", help="execute only")
-    build.add_argument(
-        "--force",
-        action="store_true",
-        help="execute every chapter again (default: reuse those whose inputs are unchanged)",
-    )
-    build.add_argument(
-        "--pdf",
-        action="store_true",
-        help="also print the whole book to <build-dir>/pdf/dadp-book.pdf (Chromium)",
-    )
-    params = sub.add_parser("params", help="a chapter's parameters: default, type, range, meaning")
-    params.add_argument("chapter")
-    run = sub.add_parser("run", help="execute one chapter with your parameters")
-    _add_value_options(run)
-    run.add_argument("--no-html", action="store_true", help="skip the one-page HTML render")
-    sweep = sub.add_parser("sweep", help="run a chapter over a parameter grid, collect its CSVs")
-    _add_value_options(sweep)
-    sweep.add_argument(
-        "--grid", type=path_argument, action=_Once, required=True,
-        help="YAML: NAME: [v1, v2, ...] (once)",
-    )  # fmt: skip
-    sweep.add_argument("--jobs", type=int, default=None, help="parallel points (default: 2)")
-    sweep.add_argument(
-        "--dask",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="a Dask scheduler (tcp://host:port or a scheduler file); a LocalCluster if none",
-    )
-    sweep.add_argument("--dask-timeout", type=float, default=10.0, help="seconds (default 10)")
-    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
-    glue = sub.add_parser("glue", help="print every glued value of a build: slug, key, value")
-    glue.add_argument("build_dir", type=path_argument, metavar="BUILD_DIR")
-    _add_course_commands(sub)
-    return parser
+def _value_options(command: Callable) -> Callable:
+    """The options of ``run`` and ``sweep``: a chapter and the values to give it."""
+    for option in reversed([
+        click.argument("chapter"),
+        click.option(
+            "-p", "--parameter", nargs=2, multiple=True, metavar="NAME VALUE",
+            help="set a parameter; VALUE is YAML (1, 1e-3, ma2019, [0.5, 1], data/my.csv)",
+        ),
+        _once_option("-y", "--yaml", help="YAML file of NAME: value (once)"),
+        click.option(
+            "--profile", type=click.Choice(PROFILES), default=None,
+            help="start from this profile's values (default: the chapter's own defaults)",
+        ),
+        _once_option("--out", help="output folder"),
+        click.option(
+            "--allow-long", is_flag=True,
+            help="let the chapter run computations estimated to take more than an hour",
+        ),
+    ]):  # fmt: skip
+        command = option(command)
+    return command
 
 
-def _add_course_commands(sub: argparse._SubParsersAction) -> None:
-    course = sub.add_parser(
-        "course", help="the course kit: student and instructor notebooks, autograder bundles"
-    )
-    course.add_argument("chapters", nargs="*", metavar="CHAPTER", help="default: all")
-    course.add_argument("--out", type=Path, required=True, help="kit folder")
-    course.add_argument("--force", action="store_true", help="replace an existing kit at --out")
-    course.add_argument("--no-pdf", action="store_true", help="no solutions PDF")
-    grade = sub.add_parser("grade", help="grade submitted notebooks locally: one row per question")
-    grade.add_argument("kit", type=Path, metavar="DIR", help="the kit folder of 'course'")
-    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
-    grade.add_argument("--out", type=Path, default=Path("scores.csv"), help="CSV (scores.csv)")
-    grade.add_argument("--jobs", type=int, default=2, help="notebooks at once (default: 2)")
-    grade.add_argument("--timeout", type=float, default=60.0, help="s per cell (default: 60)")
-    grade.add_argument(
-        "--no-sandbox", action="store_true", help="grade WITHOUT isolating the students' code"
-    )
+def _command(group: click.Group, name: str, help: str, arguments: str = "") -> Callable:
+    """A subcommand that refuses unknown arguments and hands a namespace to its handler."""
+
+    def decorate(handler: Callable[[Path | None, SimpleNamespace], int]) -> click.Command:
+        @click.pass_context
+        def callback(ctx: click.Context, **params) -> int:
+            if ctx.args:
+                shown = ", ".join(repr(a) for a in ctx.args)
+                empty = " (an empty argument: remove it, or quote a value)" * ("" in ctx.args)
+                raise BuildError(f"unrecognized argument(s): {shown}{empty}{_see_help(ctx)}")
+            args = SimpleNamespace(**{"allow_long": False, **params})
+            if args.allow_long:  # the kernels inherit it (dadp_lite.resources)
+                os.environ[LONG_ENV] = "1"
+            root = ctx.find_root().params["root"]
+            return handler(None if name in ("glue", "grade") else book_root(root), args)
+
+        callback.__click_params__ = getattr(handler, "__click_params__", [])
+        text = f"{help}\n\n{arguments}" if arguments else help  # click's arguments have no help
+        command = group.command(name, help=text, short_help=help, context_settings=_EXTRAS)
+        return command(callback)
+
+    return decorate
 
 
-def _overrides(root: Path, slug: str, args: argparse.Namespace) -> dict:
+@click.group("dadp-book", invoke_without_command=True)
+@click.option("--root", type=PATH, default=None, help="book folder (default: search up)")
+@click.pass_context
+def cli(ctx: click.Context, root: Path | None) -> None:
+    """Build and rerun the chapters of dadp-book."""
+    if ctx.invoked_subcommand is None:
+        raise BuildError(f"the following arguments are required: command{_see_help(ctx)}")
+
+
+def _overrides(root: Path, slug: str, args: SimpleNamespace) -> dict:
     values: dict = {}
     if args.yaml is not None:
         content = load_yaml_file(args.yaml, "parameter file")
         if content is not None and not isinstance(content, dict):
             raise BuildError(f"parameter file {args.yaml} must map parameter names to values")
         values = {str(k): v for k, v in (content or {}).items()}
-    values.update(parse_assignments(chapter_parameters(root, slug), args.parameter))
+    values.update(parse_assignments(chapter_parameters(root, slug), list(args.parameter)))
     return values
 
 
-def _cmd_build(root: Path, args: argparse.Namespace) -> int:
+@_command(cli, "build", "execute every chapter with papermill, render the HTML")
+@click.option("--profile", type=click.Choice(PROFILES), default="quick")
+@click.option("--chapters", default=None, help="comma-separated slugs (default: all)")
+@click.option(
+    "--with-pages",
+    is_flag=True,
+    help="with --chapters: also run the pages that compute (errata, landing, performance)",
+)
+@_once_option("--build-dir", help="default: <root>/_build")
+@click.option("--jobs", type=int, default=None, help="parallel chapters (default: 2)")
+@click.option("--no-html", is_flag=True, help="execute only")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="execute every chapter again (default: reuse those whose inputs are unchanged)",
+)
+@click.option(
+    "--pdf",
+    is_flag=True,
+    help="also print the whole book to <build-dir>/pdf/dadp-book.pdf (Chromium)",
+)
+def _cmd_build(root: Path, args: SimpleNamespace) -> int:
     from dadp_book.build import build_book
 
     chapters = None
@@ -201,8 +164,9 @@ def _cmd_build(root: Path, args: argparse.Namespace) -> int:
     if args.pdf and args.no_html:
         raise BuildError("--pdf prints the rendered book: it cannot go with --no-html")
     html = build_book(
-        root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html, args.force
-    )
+        root, args.profile, chapters, args.build_dir, args.jobs, not args.no_html, args.force,
+        with_pages=args.with_pages,
+    )  # fmt: skip
     if args.pdf:
         from dadp_book.pdf import build_pdf
 
@@ -210,7 +174,9 @@ def _cmd_build(root: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_params(root: Path, args: argparse.Namespace) -> int:
+@_command(cli, "params", "a chapter's parameters: default, type, range, meaning", _CHAPTER)
+@click.argument("chapter")
+def _cmd_params(root: Path, args: SimpleNamespace) -> int:
     slug = resolve_chapter(root, args.chapter)
     print(f"# {slug}: NAME: default  # type and allowed values; meaning")
     for p in chapter_parameters(root, slug):
@@ -222,7 +188,10 @@ def _cmd_params(root: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_run(root: Path, args: argparse.Namespace) -> int:
+@_command(cli, "run", "execute one chapter with your parameters", _CHAPTER)
+@_value_options
+@click.option("--no-html", is_flag=True, help="skip the one-page HTML render")
+def _cmd_run(root: Path, args: SimpleNamespace) -> int:
     from dadp_book.run import run_chapter
 
     slug = resolve_chapter(root, args.chapter)
@@ -233,7 +202,21 @@ def _cmd_run(root: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_sweep(root: Path, args: argparse.Namespace) -> int:
+@_command(cli, "sweep", "run a chapter over a parameter grid, collect its CSVs", _CHAPTER)
+@_value_options
+@_once_option("--grid", required=True, help="YAML: NAME: [v1, v2, ...] (once)")
+@click.option("--jobs", type=int, default=None, help="parallel points (default: 2)")
+@click.option(
+    "--dask",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="ADDRESS",
+    help="a Dask scheduler (tcp://host:port or a scheduler file); a LocalCluster if none",
+)
+@click.option("--dask-timeout", type=float, default=10.0, help="seconds (default 10)")
+@click.option("--no-progress", is_flag=True, help="no progress bar")
+def _cmd_sweep(root: Path, args: SimpleNamespace) -> int:
     from dadp_book.sweep import sweep_chapter
 
     slug = resolve_chapter(root, args.chapter)
@@ -253,7 +236,9 @@ def _cmd_sweep(root: Path, args: argparse.Namespace) -> int:
     return 3 if any(p.status == "failed" for p in points) else 0
 
 
-def _cmd_glue(root: Path | None, args: argparse.Namespace) -> int:
+@_command(cli, "glue", "print every glued value of a build: slug, key, value")
+@click.argument("build_dir", type=PATH, metavar="BUILD_DIR")
+def _cmd_glue(root: Path | None, args: SimpleNamespace) -> int:
     from dadp_book.glue import glue_lines
 
     for line in glue_lines(args.build_dir):
@@ -261,15 +246,40 @@ def _cmd_glue(root: Path | None, args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_course(root: Path, args: argparse.Namespace) -> int:
+@_command(
+    cli,
+    "course",
+    "the course kit: student and instructor notebooks, autograder bundles",
+    "CHAPTER: the chapters of the kit (default: all)",
+)
+@click.argument("chapters", nargs=-1, metavar="[CHAPTER]...")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="kit folder")
+@click.option("--force", is_flag=True, help="replace an existing kit at --out")
+@click.option("--no-pdf", is_flag=True, help="no solutions PDF")
+def _cmd_course(root: Path, args: SimpleNamespace) -> int:
     from dadp_book.course import build_kit
 
-    out = build_kit(root, args.chapters, args.out, force=args.force, solutions_pdf=not args.no_pdf)
+    out = build_kit(
+        root, list(args.chapters), args.out, force=args.force, solutions_pdf=not args.no_pdf
+    )
     print(f"Course kit written: {out}")
     return 0
 
 
-def _cmd_grade(root: Path | None, args: argparse.Namespace) -> int:
+@_command(
+    cli,
+    "grade",
+    "grade submitted notebooks locally: one row per question",
+    "DIR: the kit folder of 'course'; SUBMISSIONS: the folder of submitted notebooks",
+)
+@click.argument("kit", type=click.Path(path_type=Path), metavar="DIR")
+@click.argument("submissions", type=click.Path(path_type=Path), metavar="SUBMISSIONS")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("scores.csv"),
+              help="CSV (scores.csv)")  # fmt: skip
+@click.option("--jobs", type=int, default=2, help="notebooks at once (default: 2)")
+@click.option("--timeout", type=float, default=60.0, help="s per cell (default: 60)")
+@click.option("--no-sandbox", is_flag=True, help="grade WITHOUT isolating the students' code")
+def _cmd_grade(root: Path | None, args: SimpleNamespace) -> int:
     from dadp_book.course import grade_submissions
 
     rows, problems = grade_submissions(
@@ -295,22 +305,17 @@ def _one_line(message: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``dadp-book`` command."""
-    handlers = {
-        "build": _cmd_build,
-        "params": _cmd_params,
-        "run": _cmd_run,
-        "sweep": _cmd_sweep,
-        "glue": _cmd_glue,
-        "course": _cmd_course,
-        "grade": _cmd_grade,
-    }
     previous = os.environ.get(LONG_ENV)
     try:
-        args = _parser().parse_args(argv)
-        if args.allow_long:  # the kernels inherit it (dadp_lite.resources)
-            os.environ[LONG_ENV] = "1"
-        root = None if args.command in ("glue", "grade") else book_root(args.root)
-        return handlers[args.command](root, args)
+        args = sys.argv[1:] if argv is None else list(argv)
+        with cli.make_context("dadp-book", args) as ctx:
+            return cli.invoke(ctx)
+    except click.exceptions.Exit as done:  # --help
+        return done.exit_code
+    except click.UsageError as error:
+        message = f"{error.format_message()}{_see_help(error.ctx)}"
+        print(f"dadp-book: error: {_one_line(message)}", file=sys.stderr)
+        return 1
     except BuildError as error:
         print(f"dadp-book: error: {_one_line(str(error))}", file=sys.stderr)
         return 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +21,9 @@ __all__ = [
     "list_pages",
     "parameters_cell",
     "resolve_chapter",
+    "toc_entries",
+    "unlisted_chapters",
+    "unlisted_message",
 ]
 
 
@@ -46,8 +50,44 @@ def _toc_files(node: object) -> Iterable[str]:
             yield from _toc_files(item)
 
 
+def toc_entries(root: Path) -> list[tuple[str, int]]:
+    """``(slug, line)`` of every ``notebooks/`` entry of ``_toc.yml``, in order."""
+    found = []
+    for number, line in enumerate((root / "_toc.yml").read_text().splitlines(), start=1):
+        match = re.match(
+            r"^\s*-?\s*file:\s*notebooks/([^\s#]+?)(?:\.md|\.ipynb)?\s*(?:#.*)?$", line
+        )
+        if match:
+            found.append((match.group(1), number))
+    return found
+
+
+def unlisted_chapters(root: Path) -> list[str]:
+    """Chapter files in ``notebooks/`` that ``_toc.yml`` does not list (``_*`` excluded)."""
+    listed = {slug for slug, _ in toc_entries(root)}
+    files = sorted((root / "notebooks").glob("*.md")) if (root / "notebooks").is_dir() else []
+    return [p.stem for p in files if not p.name.startswith("_") and p.stem not in listed]
+
+
+def unlisted_message(root: Path, slug: str) -> str:
+    """Why a chapter file outside ``_toc.yml`` fails, and the line to add."""
+    entries = toc_entries(root)
+    where = f" (e.g. after line {entries[-1][1]}, notebooks/{entries[-1][0]})" if entries else ""
+    return (
+        f"notebooks/{slug}.md is not in the book: add '- file: notebooks/{slug}' to a part's "
+        f"'chapters:' in _toc.yml{where}, or rename it notebooks/_{slug}.md to keep it out"
+    )
+
+
 def list_chapters(root: Path) -> list[str]:
-    """Chapter slugs (``notebooks/<slug>.md``) in ``_toc.yml`` order."""
+    """Chapter slugs (``notebooks/<slug>.md``) in ``_toc.yml`` order.
+
+    ``_toc.yml`` declares the chapters: a chapter file it does not list is an error (a
+    file whose name starts with ``_``, such as the template, stays out of the book).
+    """
+    unlisted = unlisted_chapters(root)
+    if unlisted:
+        raise BuildError(unlisted_message(root, unlisted[0]))
     slugs = []
     for entry in _toc_files(load_yaml_file(root / "_toc.yml", "table of contents")):
         if entry.startswith("notebooks/"):

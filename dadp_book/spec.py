@@ -1,4 +1,4 @@
-"""Parameter types and ranges: the declaration grammar and the checks.
+"""Parameter types and ranges: the declaration grammar, checked through pydantic.
 
 A declaration is the trailing comment of a parameter's line in a chapter's ``parameters``
 cell (or an entry of the vocabulary in :mod:`dadp_book.parameters`)::
@@ -21,6 +21,10 @@ times the records of the largest dataset of the run); the memory check before a 
 counts without it (``REPS``, ``*_REPS``) are taken to hold releases of the whole
 histogram universe.
 
+Each declaration becomes a pydantic type (:func:`_adapter`: strict types, the interval as
+bounds, the choices as a ``Literal``, a list's length); its first error is said in the
+words below (:meth:`Spec.check`).
+
 Rules: a list is never empty (``non-empty`` may be written for clarity) and a single value
 given for a list becomes a one-element list; ``distinct`` refuses repeated elements; a list
 holds at most :data:`MAX_ITEMS` values unless its declaration says ``at most N``. An
@@ -35,10 +39,15 @@ keys its results by name, so two files called ``data.csv`` would overwrite each 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, Strict, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 __all__ = [
     "MAX_ITEMS",
@@ -50,16 +59,19 @@ __all__ = [
 ]
 
 KINDS = ("int", "float", "str", "bool", "dataset")
-FLAGS = ("distinct", "non-empty")
-_BYTES_EACH = re.compile(r"^(\d+) bytes each( per record)?$")
 #: Values a list may hold unless its declaration allows more (``at most N``): each value of
 #: a list is usually one more pass of the chapter's experiments.
 MAX_ITEMS = 100
-_AT_MOST = re.compile(r"^at most (\d+)$")
 DATASET_SUFFIXES = (".csv", ".parquet")
-
-_TYPE = re.compile(r"^(?:list\[(\w+)\]|(\w+))\s*")
-_INTERVAL = re.compile(r"^in\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*")
+#: The grammar above (choices end where the flags begin).
+_GRAMMAR = re.compile(
+    r"""^(?:list\[(?P<item>\w+)\]|(?P<kind>\w+))
+    (?:\s+in\s*(?P<left>[\[(])\s*(?P<low>[^,\s]+)\s*,\s*(?P<high>[^\])\s]+)\s*(?P<right>[\])])
+      |\s+one\ of\s+(?P<choices>[^,]+?(?:,[^,]+?)*?))?
+    (?P<flags>(?:\s*,\s*(?:distinct|non-empty|at\ most\ \d+|\d+\ bytes\ each(?:\ per\ record)?))*)
+    \s*$""",
+    re.VERBOSE,
+)
 
 
 class DeclarationError(ValueError):
@@ -92,72 +104,93 @@ class Spec:
         if self.choices is not None:
             text += " one of " + ", ".join(self.choices)
         elif self.kind in ("int", "float"):
-            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-            text += f" in {left}{_number(self.low)}, {_number(self.high)}{right}"
+            text += f" in {self.interval()}"
         text += ", distinct" if self.distinct else ""
         text += f", at most {self.max_items}" if self.max_items != MAX_ITEMS else ""
         if self.bytes_each is not None:
             text += f", {self.bytes_each} bytes each" + (" per record" if self.per_record else "")
         return text
 
+    def interval(self) -> str:
+        """The allowed numbers, as declared: ``[0.001, 100]``, ``(0, inf)``."""
+        left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+        return f"{left}{_number(self.low)}, {_number(self.high)}{right}"
+
     def check(self, value: object) -> object:
-        """The value as it will be passed to the chapter, or :class:`SpecError`."""
-        if not self.is_list:
-            if isinstance(value, list | tuple):
-                raise SpecError(f"takes one {self.kind}, not a list ({_show(value)})")
-            return self._check_one(value)
-        items = list(value) if isinstance(value, list | tuple) else [value]
-        if not items:
-            raise SpecError("is an empty list; give at least one value")
-        if len(items) > self.max_items:
-            raise SpecError(
-                f"has {len(items)} values; at most {self.max_items} (each value is one more "
+        """The value as it will be passed to the chapter, or :class:`SpecError`.
+
+        The declaration's pydantic type (:func:`_adapter`) checks it; its first error is
+        said in the words of this module's rules."""
+        if not self.is_list and isinstance(value, list | tuple):
+            raise SpecError(f"takes one {self.kind}, not a list ({_show(value)})")
+        try:
+            return _adapter(self).validate_python(value)
+        except ValidationError as error:
+            raise SpecError(self._message(error.errors()[0])) from None
+
+    def _message(self, error: ErrorDetails) -> str:
+        kind, value = error["type"], error["input"]
+        if isinstance(value, float) and math.isnan(value):
+            return "is NaN; give a number"
+        if kind == "too_short":
+            return "is an empty list; give at least one value"
+        if kind == "too_long":
+            return (
+                f"has {len(value)} values; at most {self.max_items} (each value is one more "
                 "pass of the chapter: split a longer list into several runs or a sweep)"
             )
-        checked = [self._check_one(item) for item in items]
-        if self.distinct:
-            repeated = sorted({str(v) for v in checked if checked.count(v) > 1})
-            if repeated:
-                raise SpecError(f"lists {', '.join(repeated)} more than once")
-            if self.kind == "dataset":
-                _distinct_names(checked)
-        return checked
+        if kind == "value_error":  # check_dataset, _distinct_names, _distinct
+            return str(error.get("ctx", {})["error"])
+        if kind == "literal_error" and isinstance(value, str):
+            return f"{value!r} is not one of {', '.join(self.choices or ())}"
+        if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+            return f"{_show(value)} is outside {self.interval()}"
+        wanted = {"int": "an integer", "float": "a number", "bool": "true or false"}
+        return f"must be {wanted.get(self.kind, 'text')}, got {_show(value)}"
 
-    def _check_one(self, value: object) -> object:
-        if self.kind == "bool":
-            if not isinstance(value, bool):
-                raise SpecError(f"must be true or false, got {_show(value)}")
-            return value
-        if self.kind in ("str", "dataset"):
-            if not isinstance(value, str):
-                raise SpecError(f"must be text, got {_show(value)}")
-            if self.kind == "dataset":
-                return check_dataset(value)
-            if self.choices is not None and value not in self.choices:
-                raise SpecError(f"{value!r} is not one of {', '.join(self.choices)}")
-            return value
-        return self._check_range(self._number(value))
 
-    def _number(self, value: object) -> int | float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise SpecError(f"must be {'an integer' if self.kind == 'int' else 'a number'}, "
-                            f"got {_show(value)}")  # fmt: skip
-        if math.isnan(value):
-            raise SpecError("is NaN; give a number")
-        if self.kind == "float":
-            return float(value)
-        if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-            raise SpecError(f"must be an integer, got {_show(value)}")
-        return int(value)
+def _whole(value: object) -> object:
+    """A float that is a whole number, as an int (YAML reads ``1e3`` as 1000.0)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
-    def _check_range(self, value: int | float) -> int | float:
-        low_ok = value > self.low if self.low_open else value >= self.low
-        high_ok = value < self.high if self.high_open else value <= self.high
-        if not (low_ok and high_ok):
-            left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
-            interval = f"{left}{_number(self.low)}, {_number(self.high)}{right}"
-            raise SpecError(f"{_show(value)} is outside {interval}")
-        return value
+
+def _as_list(value: object) -> object:
+    """A single value given for a list is a one-element list."""
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _distinct(values: list) -> list:
+    repeated = sorted({str(v) for v in values if values.count(v) > 1})
+    if repeated:
+        raise SpecError(f"lists {', '.join(repeated)} more than once")
+    return values
+
+
+@functools.cache
+def _adapter(spec: Spec) -> TypeAdapter:
+    """The pydantic type of a declaration: strict types (no text for numbers, no booleans
+    for integers), the interval, the choices, a list's length and distinct elements."""
+    item: Any
+    if spec.kind in ("int", "float"):
+        bounds = {"gt" if spec.low_open else "ge": spec.low}
+        bounds["lt" if spec.high_open else "le"] = spec.high
+        if spec.kind == "int":  # whole numbers: an infinite end bounds nothing
+            bounds = {k: v for k, v in bounds.items() if math.isfinite(v)}
+            item = Annotated[int, Strict(), Field(**bounds), BeforeValidator(_whole)]
+        else:  # an infinite value passes only where the interval closes on it
+            item = Annotated[float, Strict(), Field(allow_inf_nan=True, **bounds)]
+    elif spec.choices is not None:
+        item = Literal[spec.choices]
+    else:
+        checked = [AfterValidator(check_dataset)] if spec.kind == "dataset" else []
+        item = Annotated[bool if spec.kind == "bool" else str, Strict(), *checked]
+    if spec.is_list:
+        after = [AfterValidator(_distinct)] if spec.distinct else []
+        if spec.distinct and spec.kind == "dataset":
+            after.append(AfterValidator(_distinct_names))
+        length = Field(min_length=1, max_length=spec.max_items)
+        item = Annotated[list[item], length, BeforeValidator(_as_list), *after]
+    return TypeAdapter(item)
 
 
 def _number(value: float) -> str:
@@ -184,43 +217,34 @@ def _bound(text: str) -> float:
 def parse_declaration(text: str) -> tuple[Spec, str]:
     """``(spec, meaning)`` of a declaration such as ``int in [1, 64]; workers``."""
     body, _, meaning = text.partition(";")
-    body = body.strip()
-    match = _TYPE.match(body)
-    kind = match and (match.group(1) or match.group(2))
-    if kind not in KINDS:
-        raise DeclarationError(f"{body!r} does not start with a type ({', '.join(KINDS)})")
-    fields: dict = {"kind": kind, "is_list": bool(match.group(1))}
-    rest = body[match.end() :]
-    interval = _INTERVAL.match(rest)
-    if interval:
-        if kind not in ("int", "float"):
-            raise DeclarationError(f"an interval needs a numeric type, not {kind}")
-        left, low, high, right = interval.groups()
-        fields.update(low=_bound(low), high=_bound(high), low_open=left == "(")
-        fields["high_open"] = right == ")"
-        rest = rest[interval.end() :]
-    elif rest.startswith("one of "):
-        words = [w.strip() for w in rest[len("one of ") :].split(",")]
-        flag = [w in FLAGS or bool(_AT_MOST.match(w) or _BYTES_EACH.match(w)) for w in words]
-        fields["choices"] = tuple(w for w, f in zip(words, flag, strict=True) if not f)
-        rest = ", ".join(w for w, f in zip(words, flag, strict=True) if f)
-    flags = [f.strip() for f in rest.split(",") if f.strip()]
-    known = (_AT_MOST, _BYTES_EACH)
-    unknown = [f for f in flags if f not in FLAGS and not any(r.match(f) for r in known)]
-    if unknown:
-        raise DeclarationError(f"unknown words {unknown} in {body!r}")
-    fields["distinct"] = "distinct" in flags
+    found = _GRAMMAR.match(body.strip())
+    kind = found and (found["item"] or found["kind"])
+    if not found or kind not in KINDS:
+        raise DeclarationError(
+            f"{body.strip()!r} does not follow the grammar of {__name__}: a type "
+            f"({', '.join(KINDS)}, list[...]), then 'in [a, b]' or 'one of x, y', then flags"
+        )
+    flags = [f.strip() for f in found["flags"].split(",") if f.strip()]
+    fields: dict = {"kind": kind, "is_list": bool(found["item"]), "distinct": "distinct" in flags}
+    if found["left"]:
+        fields.update(low=_bound(found["low"]), high=_bound(found["high"]))
+        fields.update(low_open=found["left"] == "(", high_open=found["right"] == ")")
+    if found["choices"]:
+        fields["choices"] = tuple(word.strip() for word in found["choices"].split(","))
     for flag in flags:
-        each = _BYTES_EACH.match(flag)
-        if each:
-            if kind != "int":
-                raise DeclarationError(f"'bytes each' applies to a count (int), not to {kind}")
-            fields.update(bytes_each=int(each.group(1)), per_record=bool(each.group(2)))
-    for flag in flags:
-        if _AT_MOST.match(flag):
-            if not fields["is_list"]:
-                raise DeclarationError(f"'at most' applies to a list, not to {kind}")
-            fields["max_items"] = int(_AT_MOST.match(flag).group(1))
+        if flag.startswith("at most "):
+            fields["max_items"] = int(flag.split()[-1])
+        elif "bytes each" in flag:
+            fields.update(bytes_each=int(flag.split()[0]), per_record=flag.endswith("record"))
+    misplaced = [
+        ("an interval", "a numeric type", found["left"] and kind not in ("int", "float")),
+        ("'one of'", "text (str)", found["choices"] and kind != "str"),
+        ("'bytes each'", "a count (int)", "bytes_each" in fields and kind != "int"),
+        ("'at most'", "a list", "max_items" in fields and not fields["is_list"]),
+    ]
+    for what, needs, wrong in misplaced:
+        if wrong:
+            raise DeclarationError(f"{what} applies to {needs}, not to {kind}")
     return Spec(**fields), meaning.strip()
 
 
@@ -245,7 +269,7 @@ def check_dataset(value: str) -> str:
     return str(path.resolve())
 
 
-def _distinct_names(values: list[str]) -> None:
+def _distinct_names(values: list[str]) -> list[str]:
     """Refuse two datasets that would carry one name (a chapter keys results by name)."""
     from dadp_lite.data import DataError, dataset_name
 
@@ -262,3 +286,4 @@ def _distinct_names(values: list[str]) -> None:
                 "rename one of the files"
             )
         seen[name] = value
+    return values

@@ -1,7 +1,10 @@
 """The staged book: config, filtered toc and prose pages beside the executed notebooks.
 
 Partial builds (``--chapters``) stay strict-clean: links, references and glued numbers that
-point into chapters left out become plain text naming the chapter.
+point into chapters left out become plain text naming the chapter (one summary line says
+how many), and an executable page that did not run (the errata, landing and performance
+pages compute from every chapter; ``--with-pages`` runs them) is staged as a stub: its
+title, its labelled headings and a note saying how to compute it (:func:`page_stub`).
 
 Staging writes a file only when its content changes (and removes what the book no longer
 holds), so an unchanged book leaves the stage untouched: Jupyter Book then has nothing to
@@ -19,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from dadp_book.discovery import chapter_path, chapter_title, list_chapters
+from dadp_book.discovery import chapter_path, chapter_title, list_chapters, list_pages
 from dadp_book.execute import write_if_changed
 from dadp_book.provenance import versions
 from dadp_book.sphinx_cite import BUILD_INFO
@@ -27,6 +30,7 @@ from dadp_book.sphinx_cite import BUILD_INFO
 __all__ = [
     "build_info",
     "copy_static",
+    "page_stub",
     "resolve_chapter_links",
     "resolve_notebook_links",
     "stage_book",
@@ -37,7 +41,7 @@ __all__ = [
 _DOC_ROLE = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?\.\./notebooks/([^`<>]+?)>?`")
 _REF_ROLE = re.compile(r"\{(ref|numref|prf:ref|eq)\}`(?:([^`<]*?)\s*<)?([^`<>]+?)>?`")
 _GLUE_ROLE = re.compile(r"\{glue(?::text)?\}`\.\./notebooks/([^`:]+?)(?:\.ipynb|\.md)?::[^`]*`")
-_LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*name:\s*(fig-\S+)", re.M)
+_LABEL_LINE = re.compile(r"^\(([^)\s]+)\)=\s*$|^:label:\s*(\S+)|^\s*:?name:\s*(fig-\S+)", re.M)
 
 
 def sync_folder(
@@ -213,28 +217,78 @@ def resolve_notebook_links(root: Path, content: bytes, built: Sequence[str]) -> 
     return (nbformat.writes(notebook).encode() if changed else content), notes
 
 
-def _resolve_notebook_links(root: Path, path: Path, built: Sequence[str]) -> None:
+def _resolve_notebook_links(root: Path, path: Path, built: Sequence[str], notes: list[str]) -> None:
     """Partial builds: links from an executed chapter to chapters left out become text."""
     if not path.is_file():
         return
-    content, notes = resolve_notebook_links(root, path.read_bytes(), built)
+    content, found = resolve_notebook_links(root, path.read_bytes(), built)
     write_if_changed(path, content)
-    for note in notes:
-        print(f"  notebooks/{path.stem}: {note}", flush=True)
+    notes += [f"notebooks/{path.stem}: {note}" for note in found]
 
 
-def _place_pages(root: Path, stage: Path, pages: Sequence, built: Sequence[str]) -> None:
+def _place_pages(
+    root: Path, stage: Path, pages: Sequence, built: Sequence[str], notes: list[str]
+) -> None:
     """An executed page replaces its MyST source (Jupyter Book would prefer the ``.md``)."""
     partial = set(built) != set(list_chapters(root))
     for result in pages:
         target = stage / f"{result.page}.ipynb"
-        content, notes = result.output.read_bytes(), []
+        content, found = result.output.read_bytes(), []
         if partial:
-            content, notes = resolve_notebook_links(root, content, built)
+            content, found = resolve_notebook_links(root, content, built)
         write_if_changed(target, content)
         target.with_suffix(".md").unlink(missing_ok=True)
-        for note in notes:
-            print(f"  {result.page}: {note}", flush=True)
+        notes += [f"{result.page}: {note}" for note in found]
+
+
+_HEADING = re.compile(r"^#{1,6} \S")
+_GLUED = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
+
+
+def page_stub(text: str, page: str, built: Sequence[str]) -> str:
+    """What a partial build stages for an executable page it did not run: its title, a note
+    saying which command computes the page, and every labelled heading (as a section of
+    the stub, so that links into the page still resolve). Front matter, code and prose are
+    left out; ``page`` names the page (``book/errata``) in the note."""
+    lines = text.split("\n")
+    if lines and lines[0] == "---":
+        lines = lines[lines.index("---", 1) + 1 :]
+    numbers = ",".join(slug.split("-", 1)[0] for slug in built)
+    note = [
+        "```{note}",
+        f"This page ({page}) computes its content in a full build. The partial build that "
+        f"made this copy of the book (`dadp-book build --chapters {numbers}`) did not run it: "
+        f"`dadp-book build` builds everything, and `dadp-book build --chapters {numbers} "
+        "--with-pages` runs it after those chapters.",
+        "```",
+        "",
+    ]
+    kept: list[str] = []
+    fenced = False
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        label = lines[i - 1] if i and lines[i - 1].startswith("(") else ""
+        if fenced or not _HEADING.match(line) or not (label or line.startswith("# ")):
+            continue
+        if label and _LABEL_LINE.match(label):
+            kept.append(label)
+        title = line.startswith("# ") and not any(k.startswith("# ") for k in kept)
+        heading = _GLUED.sub("…", line.lstrip("#").strip())
+        kept += [("# " if title else "## ") + heading, "", *(note if title else [])]
+    return "\n".join(kept).rstrip() + "\n"
+
+
+def _summary(notes: Sequence[str], stubs: Sequence[str]) -> None:
+    """One line for a partial build's links turned into text and pages not run."""
+    if notes:
+        pages = sorted({note.split(":", 1)[0] for note in notes})
+        where = ", ".join(pages) if len(pages) <= 3 else f"{len(pages)} pages"
+        print(f"  {len(notes)} link(s) into chapters not in this build named as text ({where})",
+              flush=True)  # fmt: skip
+    if stubs:
+        print(f"  not run (stubs; --with-pages runs them): {', '.join(stubs)}", flush=True)
 
 
 def stage_book(
@@ -262,17 +316,22 @@ def stage_book(
     write_if_changed(stage / "_toc.yml", filtered.encode())
     status = root / "book" / "status.md"
     table = status_table([*results, *pages], profile, wall_seconds, jobs)
+    notes = [note for r in [*results, *pages] for note in getattr(r, "notes", [])]
+    stubs = [p for p in list_pages(root) if p not in {r.page for r in pages}]
 
     def prose(path: Path, text: str) -> str:
-        resolved, notes = resolve_chapter_links(root, text, slugs)
-        for note in notes:
-            print(f"  book/{path.name}: {note}", flush=True)
+        page = path.relative_to(root).with_suffix("").as_posix()
+        if page in stubs:
+            return page_stub(text, page, slugs)
+        resolved, found = resolve_chapter_links(root, text, slugs)
+        notes.extend(f"{page}: {note}" for note in found)
         return resolved + (table if path == status else "")
 
     executed = {f"{Path(r.page).relative_to('book').as_posix()}.md" for r in pages}
     executed |= {name.removesuffix(".md") + ".ipynb" for name in executed}
     sync_folder(root / "book", stage / "book", prose, skip=executed)
-    _place_pages(root, stage, pages, slugs)
+    _place_pages(root, stage, pages, slugs, notes)
     if set(slugs) != set(list_chapters(root)):
         for slug in slugs:
-            _resolve_notebook_links(root, stage / "notebooks" / f"{slug}.ipynb", slugs)
+            _resolve_notebook_links(root, stage / "notebooks" / f"{slug}.ipynb", slugs, notes)
+    _summary(notes, stubs)

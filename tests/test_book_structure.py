@@ -1,9 +1,9 @@
 """The book's structure, held together so that adding a chapter, a module or a dependency
 fails loudly instead of half-working:
 
-- every chapter of ``_toc.yml`` has an entry in each profile, and the machinery refuses a
-  chapter its profile does not name (it would silently run at full size in CI);
-- chapter file numbers follow the book's order; the chapter template stays out of the book;
+- the machinery refuses a chapter its profile does not name (it would silently run at full
+  size in CI); the chapter template stays out of the book (``tests/test_manifest.py`` holds
+  each chapter's toc entry, profile entries, sidecar and table rows together);
 - one ruff version for pre-commit, ``pyproject.toml`` and the lock file; the lock pins every
   requirement of ``pyproject.toml``; ``environment.yml`` lists the same requirements;
 - the API reference (``book/api.md``) documents every unit of the package's layers, in its
@@ -38,12 +38,6 @@ LOCK = ROOT / "requirements.lock"
 
 
 # ------------------------------------------------------------------- chapters
-@pytest.mark.parametrize("profile", PROFILES)
-def test_every_chapter_has_an_entry_in_every_profile(profile):
-    missing = [slug for slug in CHAPTERS if slug not in load_profile(ROOT, profile)]
-    assert not missing, f"profiles/{profile}.yml has no entry for {missing}"
-
-
 def test_a_chapter_missing_from_its_profile_is_refused(tmp_path, capsys):
     root = make_toy_book(tmp_path)
     (root / "profiles").mkdir()
@@ -55,11 +49,6 @@ def test_a_chapter_missing_from_its_profile_is_refused(tmp_path, capsys):
         assert main(["--root", str(root), *command]) == 1
         assert f"no entry for chapter {TOY_SLUG}" in capsys.readouterr().err
     assert not (root / "_build").exists() and not (root / "runs").exists()
-
-
-def test_chapter_file_numbers_follow_the_books_order():
-    numbers = [int(slug.split("-", 1)[0]) for slug in CHAPTERS]
-    assert numbers == sorted(set(numbers)), f"chapters in _toc.yml order: {CHAPTERS}"
 
 
 def test_the_chapter_template_stays_out_of_the_book():

@@ -52,9 +52,13 @@ def _run(setup: str, code: str) -> dict:
 
 
 def test_every_chapter_with_exercises_has_two_autograded_questions():
-    assert len(CHAPTERS) == len(list_chapters(ROOT))
+    missing = sorted(set(list_chapters(ROOT)) - {c.slug for c in CHAPTERS})
+    assert not missing, f"no course/<slug>.yml for {missing} (python -m dadp_book.manifest)"
     for chapter in CHAPTERS:
-        assert len(chapter.autograded) >= 2, chapter.slug
+        assert len(chapter.autograded) >= 2, (
+            f"course/{chapter.slug}.yml: {len(chapter.autograded)} autograded exercise(s), "
+            "at least 2 needed (python -m dadp_book.manifest)"
+        )
         assert all(q.points > 0 and q.hidden and q.tests for q in chapter.autograded)
 
 

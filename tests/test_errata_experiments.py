@@ -63,3 +63,22 @@ def test_a_narrow_interval_never_prints_as_a_point():
     assert interval_text(0.59, 1.37) == "0.59 to 1.37"
     assert interval_text(-106.2, 114.3) == "−106 to 114"
     assert interval_text(1.0, 1.0) == "1.00 to 1.00"
+
+
+def test_chapter_12_findings_run_on_a_file_of_ones_own(tmp_path):
+    """A dataset given as a path (a user's own excerpt) is keyed by its name in the release
+    tables, and every chapter 12 finding runs on it (issue 33's swapped-file run failed
+    with a CSV name built from the path, then with 'unknown dataset')."""
+    from dadp_lite.data import dataset_path
+    from dadp_lite.errata import runs
+
+    lines = dataset_path("ma2019").read_text().splitlines(keepends=True)[:801]
+    mine = tmp_path / "mine.csv"
+    mine.write_text("".join(lines))
+    values = {**TABLES, "DATASETS": [str(mine)], "EPSILONS": [0.5], "REPS": 5}
+    tables = runs.release_tables(
+        values["DATASETS"], epsilons=[0.5], reps=5, seed=2023, k=6, qi=["race"], n_boot=10
+    )
+    assert list(tables) == ["mine"]
+    for finding in errata.findings_of("12-data-release-tables"):
+        errata.evaluate(finding, values)  # raises on a path-keyed lookup

@@ -204,22 +204,3 @@ def test_a_file_that_is_not_utf8_text_gets_a_one_line_error(tmp_path, content, m
     with pytest.raises(BuildError, match=re.escape(message)) as error:
         load_yaml_file(path, "parameter file")
     assert "\n" not in str(error.value)
-
-
-def test_the_chapter_range_table_of_the_reproducibility_page_is_the_declarations():
-    """The page's "Ranges each chapter supports" table says what each chapter declares."""
-    page = (ROOT / "book" / "reproducibility.md").read_text()
-    table = page[page.index("**Ranges each chapter supports.**") :]
-    table = table[table.index("| chapter |") : table.index("**Resource limits.**")]
-    rows = {m[0]: m[1] for m in re.findall(r"^\| (\d\d) \| (.*)\|$", table, flags=re.M)}
-    assert sorted(rows) == sorted(slug[:2] for slug in CHAPTERS)
-    for slug in CHAPTERS:
-        stated = {}
-        for names, interval in re.findall(r"((?:`\w+`(?:, )?)+) in ([\[(][^\])]+[\])])",
-                                          rows[slug[:2]]):  # fmt: skip
-            for name in re.findall(r"`(\w+)`", names):
-                stated[name] = interval
-        declared = {p.name: p.spec.describe().split(" in ", 1)[1].split(",", 2)
-                    for p in chapter_parameters(ROOT, slug) if p.name in stated}  # fmt: skip
-        declared = {name: ",".join(parts[:2]) for name, parts in declared.items()}
-        assert declared == stated, slug

@@ -330,12 +330,13 @@ def release_ranking(*, names, epsilons, reps, seed, k, qi, n_boot) -> Result:
     bias is replaced by its exact lower bound ``N e^-eps`` and its alpha by the lower limit
     of its empirical alpha (the classical mechanisms' exact values against them)."""
     frame = _tables(names, epsilons, reps, seed, k, qi, n_boot)
+    totals = {dataset(n).name: dataset(n).histogram.total for n in names}  # a path's name too
     others = ("dp_cell_suppression", "dp_swapping", "dp_k_anonymity")
     limit = z_limit(max(len(frame), 1))
     rows = []
     for (name, e), part in frame.groupby(["dataset", "epsilon"], sort=False):
         by = part.set_index("mechanism")
-        total = dataset(name).histogram.total
+        total = totals[name]
         value = {
             m: {"bias_l1": by.at[m, "bias_l1_exact"], "alpha": by.at[m, "alpha_exact"]}
             for m in ("laplace", "discrete_gaussian", "dp_cell_suppression", "dp_swapping")

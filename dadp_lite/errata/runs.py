@@ -66,7 +66,7 @@ def _tuple(value: object) -> tuple:
 @functools.cache
 def _release_tables(names, epsilons, reps, seed, k, qi, n_boot) -> dict[str, pd.DataFrame]:
     return {
-        name: compare_with_paper(data_release_table(
+        dataset(name).name: compare_with_paper(data_release_table(
             dataset(name), epsilons=list(epsilons), reps=reps, seed=seed, k=k, qi=list(qi),
             n_boot=n_boot))
         for name in names
@@ -76,8 +76,9 @@ def _release_tables(names, epsilons, reps, seed, k, qi, n_boot) -> dict[str, pd.
 def release_tables(
     names, *, epsilons, reps: int, seed: int, k: int, qi, n_boot: int
 ) -> dict[str, pd.DataFrame]:
-    """Chapter 12's data-release tables: one per dataset (every mechanism of Tables 1-3 at
-    every epsilon, with the printed values beside ours). Do not modify the frames."""
+    """Chapter 12's data-release tables: one per dataset, keyed by the dataset's name (an
+    excerpt's name, or a file's name for a path; every mechanism of Tables 1-3 at every
+    epsilon, with the printed values beside ours). Do not modify the frames."""
     return _release_tables(_tuple(names), _tuple(epsilons), reps, seed, k, _tuple(qi), n_boot)
 
 

@@ -130,15 +130,17 @@ def sandbox_command(job: Path, python: str | None = None) -> list[str]:
             args += ["--ro-bind", name, name]
     for name in _ETC:
         args += ["--ro-bind-try", name, name]
-    made: set[str] = set()
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    # the private /tmp first: a Python installed under /tmp (a checkout there) is bound on
+    # top of it, not hidden by it
+    args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    made: set[str] = {"/tmp"}
     for folder in _python_dirs():
         for ancestor in _ancestors(folder):
             if ancestor not in made:
                 args += ["--perms", "0755", "--dir", ancestor]
                 made.add(ancestor)
         args += ["--ro-bind", str(folder), str(folder)]
-    args += ["--dev", "/dev", "--proc", "/proc"]
-    args += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     args += ["--ro-bind", str(job), JOB, "--chdir", "/tmp", "--clearenv"]
     env = {
         "HOME": "/tmp",

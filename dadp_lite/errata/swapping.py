@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dadp_lite.data import dataset_label, feature_domains
 from dadp_lite.errata.record import Finding, Result, Value, dataset, shown
@@ -107,7 +108,7 @@ def bias_and_l1(*, dataset_name: str, epsilons: tuple[float, ...], qi: tuple[str
                            "dataset": dataset_label(dataset_name)})  # fmt: skip
 
 
-def _error_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+def _error_ratio(numerator: ArrayLike, denominator: ArrayLike) -> np.ndarray:
     """``numerator / denominator`` for errors (>= 0), element by element: 1 where both are
     0 (equal errors), unbounded where only the denominator is 0 (at a large epsilon DP
     swapping may move no record at all)."""
@@ -138,7 +139,7 @@ def traditional_vs_dp(
     trad = sweep[sweep["mechanism"] == "swapping"].sort_values("fraction")
     dp = sweep[sweep["mechanism"] == "dp_swapping"]
     trad_max, dp_min = float(trad["l1_error"].max()), float(dp["l1_error"].min())
-    closest = float(_error_ratio(np.array(max(trad_max, dp_min)), np.array(min(trad_max, dp_min))))
+    closest = float(_error_ratio(max(trad_max, dp_min), min(trad_max, dp_min)))
     dp_error = dp["l1_error"].to_numpy()
     trad_error = np.interp(dp["fraction"].to_numpy(), trad["fraction"].to_numpy(),
                            trad["l1_error"].to_numpy())  # fmt: skip
@@ -146,12 +147,9 @@ def traditional_vs_dp(
     apart = np.maximum(matched, _error_ratio(trad_error, dp_error))  # either way round
     pair = claim_status([closest < MUCH_FACTOR])
     same_share = claim_status([bool(r < MUCH_FACTOR) for r in apart])
-    status = readings_status([
-        pair.as_reading("the closest pair of the sweep"),
-        same_share.as_reading("at the same share of records moved"),
-    ]) if pair.word != same_share.word else pair.tried(
-        pair.as_reading("the closest pair of the sweep"),
-        same_share.as_reading("at the same share of records moved"))  # fmt: skip
+    readings = [pair.as_reading("the closest pair of the sweep"),
+                same_share.as_reading("at the same share of records moved")]  # fmt: skip
+    status = readings_status(readings) if pair.word != same_share.word else pair.tried(*readings)
     values = {"traditional-max": shown(trad_max, 3), "dp-min": shown(dp_min, 3),
               "ratio": _ratio_shown(closest), "matched-min": _ratio_shown(matched.min()),
               "matched-max": _ratio_shown(matched.max()), "dataset": dataset_label(name),

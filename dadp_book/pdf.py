@@ -13,7 +13,11 @@ are left out, as are the sidebars, buttons and toggles. The table of contents gi
 page's first printed page: a first print finds them (from the PDF's named destinations, one
 per link of the table of contents) with everything hidden, not removed (every box stays,
 so the pages break where they will; nothing is painted: a 0.2 MB print instead of 10 MB),
-then the book is printed with the numbers filled in. The
+then the book is printed with the numbers filled in, and the numbers are read back from
+that print and must agree. Each print is the first one of a freshly loaded page: Chromium
+paginates a page's second print differently from its first (chapter 05 started on page
+65, then 66, then 65 again, print after print of the same page), so two prints of one page
+never agree. The
 PDF carries bookmarks (an outline): the contents, each part with its chapters, each chapter
 with its sections.
 """
@@ -430,28 +434,44 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
     with _serve(site) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
-            page = browser.new_page(viewport={"width": 1000, "height": 1400})
-            page.route("**/*", only_localhost)
-            # a local file served on 127.0.0.1: bounded by its size, so no wall-clock limit
-            page.goto(f"{url}/{SINGLE_PAGE}", wait_until="load", timeout=0)
-            page.emulate_media(media="print")
-            state = page.evaluate(_PREPARE_JS, [PRINT_CSS, _front_matter(root, [], None)])
-            documents = state["documents"]
-            if not documents:
-                raise BuildError("the single-page book holds no document to print")
-            if state["errors"]:
-                raise BuildError(f"MathJax reported {state['errors']} error(s) in the book")
-            page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, None)])
+
+            def fresh_print(pages: dict[str, int] | None, **extra) -> tuple[bytes, list, object]:
+                """The book loaded in a new page, its contents filled with ``pages``, printed
+                once (hidden when no page number is known yet: only the breaks matter)."""
+                page = browser.new_page(viewport={"width": 1000, "height": 1400})
+                page.route("**/*", only_localhost)
+                # a local file served on 127.0.0.1: bounded by its size, no wall-clock limit
+                page.goto(f"{url}/{SINGLE_PAGE}", wait_until="load", timeout=0)
+                page.emulate_media(media="print")
+                state = page.evaluate(_PREPARE_JS, [PRINT_CSS, _front_matter(root, [], None)])
+                documents = state["documents"]
+                if not documents:
+                    raise BuildError("the single-page book holds no document to print")
+                if state["errors"]:
+                    raise BuildError(f"MathJax reported {state['errors']} error(s) in the book")
+                page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, pages)])
+                page.evaluate(_HIDE_JS, [pages is None])
+                printed = page.pdf(**options, **extra)
+                return printed, documents, page
+
+            first, documents, page = fresh_print(None)
+            page.close()
             loaded = time.perf_counter() - start
-            page.evaluate(_HIDE_JS, [True])  # the same pages, nothing painted: to find them
-            first = page.pdf(**options)
-            page.evaluate(_HIDE_JS, [False])
-            by_id = _anchor_pages(first, [d["id"] for d in documents])
-            page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, by_id)])
+            ids = [d["id"] for d in documents]
+            by_id = _anchor_pages(first, ids)
+            for _ in range(3):  # a wider page number may wrap a title: reprint until agreed
+                # a tagged PDF (accessible structure), whose heading outline gives the sections
+                final, documents, page = fresh_print(by_id, outline=True, tagged=True)
+                shown = page.evaluate(_HEADINGS_JS)
+                page.close()
+                found = _anchor_pages(final, ids)
+                if found == by_id:
+                    break
+                by_id = found
+            else:
+                moved = {k: (by_id[k], found.get(k)) for k in by_id if found.get(k) != by_id[k]}
+                raise BuildError(f"the contents' page numbers do not settle: {moved}")
             output.parent.mkdir(parents=True, exist_ok=True)
-            # a tagged PDF (accessible structure), whose heading outline gives the sections
-            final = page.pdf(**options, outline=True, tagged=True)
-            shown = page.evaluate(_HEADINGS_JS)
             output.write_bytes(add_outline(final, root, documents, shown))
         finally:
             browser.close()

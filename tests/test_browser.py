@@ -71,6 +71,13 @@ def _toc_pages() -> list[str]:
 PAGES = [*_toc_pages(), "genindex", "py-modindex", "prf-prf", "search"]
 # TeX left in the text after MathJax ran: \( \) \[ \] $$, or $...$ holding TeX syntax.
 RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\$[^$\n]*[\\^_{}][^$\n]*\$")
+#: A chapter's key figure (the first image of its page) starts within this many screens of
+#: the top at 1,280 x 900 px: right under the main result (``{glue:figure}``, issue 30).
+KEY_FIGURE_SCREENS = 2.0
+# Top of the page's first figure image, in screens (window heights) from the page's top.
+FIRST_FIGURE_JS = """() => { const img = document.querySelector("main img[src*='_images/']");
+    return img ? (img.getBoundingClientRect().top + window.scrollY) / window.innerHeight
+               : null; }"""
 
 # ---------------------------------------------------------------- the one allow-list
 #: Findings of the crawler that come from a chapter's content (not from the site's
@@ -265,7 +272,8 @@ def _shot(page, screenshots: Path, page_name: str, suffix: str) -> None:
 
 @pytest.mark.parametrize("page_name", PAGES)
 def test_page_at_1280_px(browser, site, html, screenshots, page_name):
-    """Math typeset, figures loaded and described, no notebook debris, every chart tooltip
+    """Math typeset, figures loaded and described, a chapter's first figure within
+    :data:`KEY_FIGURE_SCREENS` screens, no notebook debris, every chart tooltip
     defined, tables a person would print, no build vocabulary in a chapter, no formula
     wider than its column, glossary terms linked in the main result, the citation block,
     no axe-core serious or critical violation (default rules), a quiet console."""
@@ -274,6 +282,7 @@ def test_page_at_1280_px(browser, site, html, screenshots, page_name):
         math = _wait_for_math(page)
         broken = _broken_images(page)
         figures = page.locator("main img[src*='_images/']").count()
+        first_figure = page.evaluate(FIRST_FIGURE_JS)
         content = page.evaluate(CONTENT_JS)
         tooltips = page.evaluate(TOOLTIP_JS)
         wide = page.evaluate(WIDE_EQUATION_JS)
@@ -297,6 +306,10 @@ def test_page_at_1280_px(browser, site, html, screenshots, page_name):
     assert not broken, f"{page_name}: images that did not load: {broken}"
     if page_name.startswith("notebooks/"):
         assert figures > 0, f"{page_name}: no figure image"
+        assert first_figure <= KEY_FIGURE_SCREENS, (
+            f"{page_name}: the first figure starts {first_figure:.1f} screens down, more than "
+            f"{KEY_FIGURE_SCREENS:g}: show the key figure under the main result"
+        )
     _judge(
         page_name,
         {

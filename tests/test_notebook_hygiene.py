@@ -59,11 +59,28 @@ def test_chapter_follows_the_skeleton(slug):
     assert headings == SKELETON
 
 
+#: A figure shown elsewhere than its cell (a chapter's key figure under its main result):
+#: ``{glue:figure} key`` with ``:name: fig-...`` and a caption; its cell glues the figure.
+GLUE_FIGURE = re.compile(
+    r"^```\{glue:figure\} (?P<key>\S+)\n(?P<options>(?::[\w-]+:[^\n]*\n)*)(?P<caption>.*?)^```\s*$",
+    re.S | re.M,
+)
+
+
 @pytest.mark.parametrize("slug", CHAPTERS)
 def test_every_figure_is_named_captioned_and_referenced(slug):
     text = _source(slug)
     cells = [c for c in _code_cells(text) if c.startswith("---\n") and "figure:" in c]
-    assert cells, f"{slug} has no figure cell"
+    glued = list(GLUE_FIGURE.finditer(text))
+    assert cells or glued, f"{slug} has no figure cell"
+    for match in glued:
+        name = re.search(r"^:name:\s*(\S+)", match["options"], re.M)
+        assert name and name[1].startswith("fig-"), f"{match['key']}: name it fig-..."
+        assert match["caption"].strip(), f"{name[1]} has an empty caption"
+        glue_call = f'glue("{match["key"]}", fig, display=False)'
+        assert text.count(glue_call) == 1, f"{name[1]}: its cell must {glue_call} (once)"
+        rest = text.replace(match[0], "")
+        assert re.search(r"\{numref\}`[^`]*" + re.escape(name[1]) + "`", rest), name[1]
     for cell in cells:
         meta = yaml.safe_load(cell.split("\n---\n", 1)[0].removeprefix("---\n"))
         figure = meta["mystnb"]["figure"]

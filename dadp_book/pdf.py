@@ -37,12 +37,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import yaml
 
 from dadp_book.errors import BuildError
 from dadp_book.render import render_html
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 __all__ = ["CHROMIUM", "PDF_NAME", "add_outline", "build_pdf", "print_pdf"]
 
@@ -267,11 +271,12 @@ def _anchor_pages(pdf: bytes, ids: list[str]) -> dict[str, int]:
     from pypdf import PdfReader
 
     reader = PdfReader(io.BytesIO(pdf))
-    found = {}
+    found: dict[str, int] = {}
     for name, destination in reader.named_destinations.items():
         key = str(name).removeprefix("/")
-        if key in ids:
-            found[key] = reader.get_destination_page_number(destination) + 1
+        number = reader.get_destination_page_number(destination)
+        if key in ids and number is not None:
+            found[key] = number + 1
     return found
 
 
@@ -354,20 +359,24 @@ def add_outline(pdf: bytes, root: Path, documents: list[dict], shown: list | Non
         writer = PdfWriter(clone_from=reader)
     writer.root_object.pop("/Outlines", None)
     if len(reader.pages) > 1:
-        writer.add_outline_item("Contents", 1)
+        writer.add_outline_item(title="Contents", page_number=1)
     for caption, files in _toc_parts(root):
         chosen = [by_doc[f] for f in files if f in by_doc and by_doc[f]["id"] in pages]
         if not chosen:
             continue
-        parent = writer.add_outline_item(caption, pages[chosen[0]["id"]] - 1) if caption else None
+        parent = (
+            writer.add_outline_item(title=caption, page_number=pages[chosen[0]["id"]] - 1)
+            if caption
+            else None
+        )
         for doc in chosen:
             page = pages[doc["id"]] - 1
             label = doc["title"] if doc["doc"] else "Introduction"  # as in the contents
-            item = writer.add_outline_item(label, page, parent=parent)
+            item = writer.add_outline_item(title=label, page_number=page, parent=parent)
             for title, where, subsections in _sections(headings, doc["title"], page, starts):
-                section = writer.add_outline_item(title, where, parent=item)
+                section = writer.add_outline_item(title=title, page_number=where, parent=item)
                 for sub, sub_page in subsections:
-                    writer.add_outline_item(sub, sub_page, parent=section)
+                    writer.add_outline_item(title=sub, page_number=sub_page, parent=section)
     writer.page_mode = "/UseOutlines"
     out = io.BytesIO()
     writer.write(out)
@@ -420,7 +429,7 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
             blocked.append(route.request.url)
             route.abort()
 
-    options = dict(
+    options: dict[str, Any] = dict(
         format="A4",
         print_background=True,
         display_header_footer=True,
@@ -435,7 +444,7 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
 
-            def fresh_print(pages: dict[str, int] | None, **extra) -> tuple[bytes, list, object]:
+            def fresh_print(pages: dict[str, int] | None, tagged: bool) -> tuple[bytes, list, Page]:
                 """The book loaded in a new page, its contents filled with ``pages``, printed
                 once (hidden when no page number is known yet: only the breaks matter)."""
                 page = browser.new_page(viewport={"width": 1000, "height": 1400})
@@ -451,17 +460,17 @@ def print_pdf(site: Path, root: Path, output: Path) -> dict:
                     raise BuildError(f"MathJax reported {state['errors']} error(s) in the book")
                 page.evaluate(_FILL_TOC_JS, [_front_matter(root, documents, pages)])
                 page.evaluate(_HIDE_JS, [pages is None])
-                printed = page.pdf(**options, **extra)
+                printed = page.pdf(**options, outline=tagged, tagged=tagged)
                 return printed, documents, page
 
-            first, documents, page = fresh_print(None)
+            first, documents, page = fresh_print(None, tagged=False)
             page.close()
             loaded = time.perf_counter() - start
             ids = [d["id"] for d in documents]
             by_id = _anchor_pages(first, ids)
             for _ in range(3):  # a wider page number may wrap a title: reprint until agreed
                 # a tagged PDF (accessible structure), whose heading outline gives the sections
-                final, documents, page = fresh_print(by_id, outline=True, tagged=True)
+                final, documents, page = fresh_print(by_id, tagged=True)
                 shown = page.evaluate(_HEADINGS_JS)
                 page.close()
                 found = _anchor_pages(final, ids)

@@ -1,9 +1,10 @@
-"""mypy on dadp_lite, with error counts that may only go down (run by ``make lint``).
+"""mypy on dadp_lite and dadp_book, with error counts that may only go down (``make lint``).
 
 Two runs: mypy as configured in pyproject.toml (the strict units with strict checks, the
 rest with the default ones), and ``--strict`` on the strict units (:data:`STRICT`: the
 registry, the theory, the mechanisms and the audits). Each run's errors are counted per
-unit of dadp_lite (``dadp_lite/theory/...`` -> ``theory``) and compared with the counts
+unit, a package's module or subpackage (``dadp_lite/theory/...`` -> ``dadp_lite/theory``,
+``dadp_book/pdf.py`` -> ``dadp_book/pdf``), and compared with the counts
 recorded in ``tools/mypy_counts.json``: a count above its record (a unit not recorded has
 0) fails with the new errors listed; a count below it is reported, so the record is
 lowered in the same commit (``python tools/mypy_ratchet.py --record``). A strict unit
@@ -25,12 +26,12 @@ from mypy import api
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "tools" / "mypy_counts.json"
 #: The packages checked with --strict beside the configured run: 0 errors allowed in both.
-STRICT = ("registry", "theory", "mechanisms", "audit")
-_ERROR = re.compile(r"^dadp_lite/(?P<unit>[A-Za-z_]+)[/.].*: error: ")
+STRICT = tuple(f"dadp_lite/{unit}" for unit in ("registry", "theory", "mechanisms", "audit"))
+_ERROR = re.compile(r"^(?P<unit>dadp_(?:lite|book)/[A-Za-z_]+)[/.].*: error: ")
 
 
 def count(report: str) -> Counter[str]:
-    """Errors per unit of dadp_lite in a mypy report."""
+    """Errors per unit in a mypy report."""
     return Counter(m["unit"] for line in report.splitlines() if (m := _ERROR.match(line)))
 
 
@@ -41,18 +42,18 @@ def compare(counts: dict[str, Counter[str]], record: dict[str, dict[str, int]]) 
     for run, found in counts.items():
         for unit, n in sorted(found.items()):
             if unit in STRICT and n:
-                problems.append(f"{run}: dadp_lite/{unit} has {n} mypy errors, allowed 0 (strict)")
+                problems.append(f"{run}: {unit} has {n} mypy errors, allowed 0 (strict)")
                 continue
             allowed = record.get(run, {}).get(unit, 0)
             if n > allowed:
-                problems.append(f"{run}: dadp_lite/{unit} has {n} mypy errors, recorded {allowed}")
+                problems.append(f"{run}: {unit} has {n} mypy errors, recorded {allowed}")
     return problems
 
 
 def strict_errors(counts: dict[str, Counter[str]]) -> list[str]:
     """Errors found in a strict unit: ``--record`` writes no allowance for them."""
     return [
-        f"{run}: dadp_lite/{unit} has {n} mypy errors; a strict unit must have none"
+        f"{run}: {unit} has {n} mypy errors; a strict unit must have none"
         for run, found in counts.items()
         for unit, n in sorted(found.items())
         if unit in STRICT and n
@@ -62,7 +63,7 @@ def strict_errors(counts: dict[str, Counter[str]]) -> list[str]:
 def lowered(counts: dict[str, Counter[str]], record: dict[str, dict[str, int]]) -> list[str]:
     """Counts that went down (the record should follow)."""
     return [
-        f"{run}: dadp_lite/{unit} went down from {allowed} to {counts[run].get(unit, 0)}"
+        f"{run}: {unit} went down from {allowed} to {counts[run].get(unit, 0)}"
         for run, units in record.items()
         for unit, allowed in sorted(units.items())
         if counts.get(run, Counter()).get(unit, 0) < allowed
@@ -73,7 +74,7 @@ def run() -> tuple[dict[str, Counter[str]], dict[str, str]]:
     configured = api.run(["--config-file", str(ROOT / "pyproject.toml")])[0]
     strict = api.run([
         "--config-file", str(ROOT / "pyproject.toml"), "--strict", "--follow-imports=silent",
-        *(f"dadp_lite/{unit}" for unit in STRICT),
+        *STRICT,
     ])[0]  # fmt: skip
     reports = {"mypy": configured, "strict": strict}
     return {name: count(text) for name, text in reports.items()}, reports
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mypy: {line}: lower tools/mypy_counts.json (--record)")
     if problems:
         for name, text in reports.items():
-            units = {p.split("dadp_lite/")[1].split(" ")[0] for p in problems if p.startswith(name)}
+            units = {p.split(" ")[1] for p in problems if p.startswith(name)}
             shown = [
                 line
                 for line in text.splitlines()

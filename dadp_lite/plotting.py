@@ -45,6 +45,11 @@ __all__ = [
     "plot_k_anonymity_sweep",
     "plot_privacy_profiles",
     "use_style",
+    # the column width and panels that stay legible in it
+    "COLUMN_WIDTH",
+    "MIN_TEXT_PT",
+    "panel_axes",
+    "panel_legend",
     # sweeps of chapters 05 and 07
     "TRADITIONAL_STYLES",
     "UNIT_STYLES",
@@ -91,10 +96,39 @@ CURVE_STYLES: dict[str, dict] = {
 }
 
 
+#: The width in inches of a figure that fills the HTML book's text column without being
+#: scaled down: the column is 672 px wide in a 1,280 px window and the style draws at 110
+#: dpi (6.1 in); a little is left for what the tight bounding box adds. Text drawn at
+#: :data:`MIN_TEXT_PT` is then as large as the body text (16 px).
+COLUMN_WIDTH = 6.0
+
+
+def _style_path():
+    return resources.files("dadp_lite").joinpath("dadp.mplstyle")
+
+
+#: The style's keys of text sizes (besides ``font.size``).
+_TEXT_SIZE_KEYS = ("fontsize", "labelsize", "titlesize")
+
+
+def _min_text_pt() -> float:
+    """The smallest text size (points) the style file sets."""
+    sizes = []
+    for line in _style_path().read_text().splitlines():
+        key, _, value = line.partition("#")[0].partition(":")
+        if key.strip() == "font.size" or key.strip().endswith(_TEXT_SIZE_KEYS):
+            sizes.append(float(value))
+    return min(sizes)
+
+
+#: The smallest text the style draws (points; read from ``dadp.mplstyle``): tick labels,
+#: axis labels, legends, titles, annotations. No figure sets a smaller one.
+MIN_TEXT_PT: float = _min_text_pt()
+
+
 def use_style() -> None:
     """Apply the book's matplotlib style (shipped as ``dadp.mplstyle``)."""
-    style = resources.files("dadp_lite").joinpath("dadp.mplstyle")
-    with resources.as_file(style) as path:
+    with resources.as_file(_style_path()) as path:
         plt.style.use(str(path))
 
 
@@ -172,10 +206,12 @@ def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -
 
     ``sweep`` is the concatenation of :func:`dadp_lite.experiments.k_anonymity_sweep`
     outputs with a ``dataset`` column. Traditional k-anonymity in its fixed colour, DP
-    k-anonymity one colour and one marker per epsilon; one legend below the panels.
+    k-anonymity one colour and one marker per epsilon; panels two to a row
+    (:func:`panel_axes`, the figure resized to the column) and one legend
+    (:func:`panel_legend`).
     """
     names = list(dict.fromkeys(sweep["dataset"]))
-    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    axes, free = panel_axes(fig, len(names))
     epsilons = sorted(sweep["epsilon"].dropna().unique())
     colors, markers = epsilon_colors(epsilons), epsilon_markers(epsilons)
     for ax, name in zip(axes, names, strict=True):
@@ -208,17 +244,14 @@ def plot_k_anonymity_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -
         ax.minorticks_off()
         label = dataset_label(name)
         ax.text(0.03, 0.96, label, transform=ax.transAxes, va="top", weight="bold")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(
-        handles, labels, loc="lower center", ncol=len(labels), fontsize="small", frameon=False
-    )
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    panel_legend(fig, axes[0].get_legend_handles_labels()[0], free=free)
 
 
 def plot_privacy_profiles(
     profiles: pd.DataFrame, curves: pd.DataFrame, *, epsilons: Sequence[float], confidence: float
 ):
-    """Delta against epsilon, one panel per registered mechanism (and one for the legend):
+    """Delta against epsilon, one panel per registered mechanism, two to a row, and one
+    legend (:func:`panel_legend`):
     the exact worst case (black), the printed delta (dashed) and the tables' reading where
     it differs (dotted), and the audited lower bound (markers, bar up to the estimate).
 
@@ -229,10 +262,10 @@ def plot_privacy_profiles(
     """
     from matplotlib.ticker import NullFormatter
 
-    n_rows = -(-(len(REGISTRY) + 1) // 4)  # one panel per mechanism and one for the legend
-    fig, axes = plt.subplots(n_rows, 4, figsize=(12, 2.8 * n_rows), sharex=True, sharey=True)
+    fig = plt.figure()
+    axes, free = panel_axes(fig, len(REGISTRY), row_height=2.3, sharex=True, sharey=True)
     orange = mechanism_color("bound")
-    for ax, entry in zip(axes.flat, REGISTRY.values()):
+    for ax, entry in zip(axes, REGISTRY.values(), strict=True):
         part = profiles[profiles["mechanism"] == entry.name]
         line = curves[curves["mechanism"] == entry.name] if entry.private else part
         ax.plot(line["epsilon"], line["exact"], color="k", lw=1.5)
@@ -249,11 +282,11 @@ def plot_privacy_profiles(
             color=entry.color,
             capsize=2,
         )
-        ax.text(0.03, 0.97, entry.label, transform=ax.transAxes, va="top", fontsize="small")
+        ax.text(0.03, 0.97, entry.label, transform=ax.transAxes, va="top")
         ax.set(xscale="log", ylim=(-0.03, 1.2), yticks=[0, 0.25, 0.5, 0.75, 1])
     ticks = [e for e in (0.1, 0.25, 0.5, 1, 2, 4) if min(epsilons) <= e <= max(epsilons)]
-    axes.flat[0].set_xticks(ticks, [f"{e:g}" for e in ticks])
-    axes.flat[0].xaxis.set_minor_formatter(NullFormatter())
+    axes[0].set_xticks(ticks, [f"{e:g}" for e in ticks])
+    axes[0].xaxis.set_minor_formatter(NullFormatter())
     handles = [
         plt.Line2D([], [], color="k", label="exact (worst case)"),
         plt.Line2D([], [], ls="--", color=orange, label="printed"),
@@ -264,17 +297,15 @@ def plot_privacy_profiles(
             marker="o",
             ls="",
             color="grey",
-            label=f"audited, {confidence:.0%} (bar: estimate)",
+            label=f"audited, {confidence:.0%}\n(bar: estimate)",
         ),
     ]
-    for ax in axes.flat[len(REGISTRY) :]:
-        ax.axis("off")
-    axes.flat[len(REGISTRY)].legend(handles=handles, loc="center", frameon=False)
-    for ax in axes[-1]:
-        ax.set_xlabel("epsilon")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("delta")
-    fig.tight_layout()
+    for i, ax in enumerate(axes):
+        if i >= len(axes) - len(axes) % 2 - (len(axes) % 2 == 0) * 2:  # the last row
+            ax.set_xlabel("epsilon")
+        if i % 2 == 0:
+            ax.set_ylabel("delta")
+    panel_legend(fig, handles, free=free)
     return fig
 
 
@@ -287,13 +318,13 @@ def plot_audit_tightness(
     confidence: float,
     epsilons: Sequence[float],
 ):
-    """How tight the audits are. Left: the certified epsilon of Laplace calibrated at
-    ``epsilon`` against the trials per side (``tightness``: columns "trials per side",
-    "certified epsilon"), with the true epsilon and the required ``share`` of it. Right:
-    per mechanism and epsilon, the "fraction reached" of ``profiles`` (circle: of delta,
-    square: of epsilon, per its "measured on" column; "-" rows are left out), one colour
-    and one marker offset per epsilon."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.2), width_ratios=(1, 1.3))
+    """How tight the audits are, two panels one above the other. Top: the certified
+    epsilon of Laplace calibrated at ``epsilon`` against the trials per side
+    (``tightness``: columns "trials per side", "certified epsilon"), with the true epsilon
+    and the required ``share`` of it. Bottom: per mechanism and epsilon, the "fraction
+    reached" of ``profiles`` (circle: of delta, square: of epsilon, per its "measured on"
+    column; "-" rows are left out), one colour and one marker offset per epsilon."""
+    fig, (left, right) = plt.subplots(2, 1, figsize=(COLUMN_WIDTH, 8.6), height_ratios=(1, 1.6))
     left.plot(
         tightness["trials per side"],
         tightness["certified epsilon"],
@@ -304,7 +335,7 @@ def plot_audit_tightness(
     left.axhline(epsilon, color="grey", lw=1, label="true epsilon")
     left.axhline(share * epsilon, color="grey", ls="--", lw=1, label=f"{share:.0%} of it")
     left.set(xscale="log", xlabel="trials per side", ylabel="epsilon", ylim=(0, 1.1 * epsilon))
-    left.legend(loc="lower right", fontsize="small")
+    left.legend(loc="lower right")
     colors = epsilon_colors(epsilons)
     order = sorted(colors)
     # each epsilon a row of its own inside the mechanism's band: position as well as colour
@@ -315,11 +346,10 @@ def plot_audit_tightness(
         if on != "-":
             y = -rows[name] + offset[float(eps)]
             right.plot(value, y, "o" if on == "delta" else "s", color=colors[eps], ms=5)
-    right.set_yticks(
-        [-i for i in rows.values()], [REGISTRY[n].label for n in rows], fontsize="small"
-    )
+    labels = [REGISTRY[n].label.replace(" (", "\n(") for n in rows]  # the top keeps its room
+    right.set_yticks([-i for i in rows.values()], labels)
     right.set(
-        xlabel="fraction of the exact value reached (circle: delta, square: epsilon)",
+        xlabel="fraction of the exact value reached\n(circle: delta, square: epsilon)",
         xlim=(0, 1.03),
     )
     right.legend(
@@ -328,8 +358,6 @@ def plot_audit_tightness(
             for e in order
         ],
         title="top to bottom in each row",
-        title_fontsize="x-small",
-        fontsize="x-small",
         loc="lower left",
     )
     fig.tight_layout()
@@ -350,7 +378,8 @@ def accuracy_panels(
 ) -> None:
     """One panel per dataset of ``metric`` (+- 1 standard error, column ``<metric>_se``)
     against epsilon (log scale), one curve per mechanism in its colour, marker and line
-    style; a horizontal rule per yardstick, and one legend right of the last panel.
+    style; a horizontal rule per yardstick; panels two to a row (:func:`panel_axes`) and
+    one legend (:func:`panel_legend`).
 
     ``results`` has columns ``dataset``, ``mechanism``, ``epsilon``, ``metric``,
     ``<metric>_se`` and the yardsticks' columns (constant within a dataset). ``rules`` maps
@@ -365,7 +394,7 @@ def accuracy_panels(
     if unknown:
         raise ValueError(f"rules: unknown style(s) {unknown}; known: {sorted(YARDSTICK_STYLES)}")
     names = list(dict.fromkeys(results["dataset"]))
-    axes = fig.subplots(1, len(names), squeeze=False)[0]
+    axes, free = panel_axes(fig, len(names), row_height=3.2)
     epsilons = sorted(results["epsilon"].unique())
     for ax, name in zip(axes, names, strict=True):
         part = results[results["dataset"] == name]
@@ -378,9 +407,7 @@ def accuracy_panels(
         ax.set(xscale="log", xlabel=f"epsilon ({dataset_label(name)})", ylabel=ylabel)
         ax.set_xticks(epsilons, [f"{e:g}" for e in epsilons])
         ax.minorticks_off()
-    axes[-1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5),
-                    handlelength=3.5)  # fmt: skip
-    fig.tight_layout()
+    panel_legend(fig, axes[0].get_legend_handles_labels()[0], free=free)
 
 
 #: How the paper's printed values are drawn beside a mechanism's curve: the mechanism's own
@@ -434,6 +461,58 @@ def release_handles(kinds: Sequence[str], *, labels: Sequence[str] = ()) -> list
     ]
 
 
+def panel_axes(fig, n: int, *, ncols: int = 2, row_height: float = 2.8, **subplot_kw):
+    """``n`` panels on ``fig`` in rows of at most ``ncols``, the figure resized to
+    :data:`COLUMN_WIDTH` by ``row_height`` inches a row, so that its text stays as large as
+    the body text. Returns the ``n`` axes (a list, row by row) and the free slot of the last
+    row (a ``SubplotSpec`` for :func:`panel_legend`, or None when the rows are full). With
+    ``sharex``, a panel with no panel below it keeps its tick labels."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if not isinstance(ncols, int) or ncols < 1:
+        raise ValueError(f"ncols must be a positive integer, got {ncols!r}")
+    rows, cols = -(-n // ncols), min(ncols, n)
+    fig.set_size_inches(COLUMN_WIDTH, rows * row_height)
+    grid = list(fig.subplots(rows, cols, squeeze=False, **subplot_kw).flat)
+    axes, spares = grid[:n], grid[n:]
+    free = spares[0].get_subplotspec() if spares else None
+    for ax in spares:
+        fig.delaxes(ax)
+    for i, ax in enumerate(axes):
+        if i + cols >= n:  # nothing below it
+            ax.xaxis.set_tick_params(labelbottom=True)
+    return axes, free
+
+
+def panel_legend(fig, handles: list, *, free=None, ncol: int = 2) -> None:
+    """One legend for all panels, then the layout: in the ``free`` slot of
+    :func:`panel_axes` if there is one and the legend fits it, else below the panels in at
+    most ``ncol`` columns (fewer where the labels would not fit the figure's width), read
+    row by row in the order of ``handles``."""
+    from matplotlib.lines import Line2D
+
+    fig.tight_layout()
+    if free is not None:
+        box = free.get_position(fig)
+        legend = fig.legend(handles=handles, loc="center", bbox_to_anchor=box.bounds,
+                            frameon=False)  # fmt: skip
+        extent = legend.get_window_extent().transformed(fig.transFigure.inverted())
+        if extent.width <= box.width * 1.15 and extent.height <= box.height * 1.1:
+            return
+        legend.remove()
+    width = fig.get_figwidth() * fig.dpi
+    for cols in range(min(ncol, len(handles)), 0, -1):
+        rows = -(-len(handles) // cols)
+        padded = handles + [Line2D([], [], alpha=0, label=" ")] * (rows * cols - len(handles))
+        ordered = [padded[r * cols + c] for c in range(cols) for r in range(rows)]
+        legend = fig.legend(handles=ordered, loc="lower center", ncol=cols, frameon=False)
+        if legend.get_window_extent().width <= width or cols == 1:
+            break
+        legend.remove()
+    height = legend.get_window_extent().height / (fig.get_figheight() * fig.dpi)
+    fig.tight_layout(rect=(0, min(height + 0.01, 0.5), 1, 1))
+
+
 # ------------------------------------------------------------ sweeps of chapters 05 and 07
 #: How the traditional (non-private) curves of a sweep are drawn, in the order they are
 #: named: black solid first, then grey dotted (told apart by dash as well as shade).
@@ -461,22 +540,6 @@ def _sweep_columns(sweep: pd.DataFrame, columns: Sequence[str]) -> None:
         raise ValueError(f"sweep has no column {missing[0]!r}; columns: {list(sweep.columns)}")
 
 
-def _legend_below(fig, handles: list, ncol: int) -> None:
-    """One legend below the panels, read row by row in the order of ``handles`` (matplotlib
-    fills columns first: the handles are padded with blanks and transposed), with room for
-    its rows (about a quarter inch each) left under the panels."""
-    from matplotlib.lines import Line2D
-
-    ncol = min(ncol, len(handles))
-    rows = -(-len(handles) // ncol)
-    padded = handles + [Line2D([], [], alpha=0, label=" ")] * (rows * ncol - len(handles))
-    ordered = [padded[r * ncol + c] for c in range(ncol) for r in range(rows)]
-    labels = [h.get_label() for h in ordered]
-    fig.legend(ordered, labels, loc="lower center", ncol=ncol, fontsize="small", frameon=False)
-    bottom = (0.25 * rows + 0.1) / fig.get_figheight()
-    fig.tight_layout(rect=(0, min(bottom, 0.4), 1, 1))
-
-
 def plot_cell_suppression_sweep(
     fig,
     sweep: pd.DataFrame,
@@ -493,7 +556,8 @@ def plot_cell_suppression_sweep(
     a ``dataset`` column. DP cell suppression is drawn one colour and one marker per
     epsilon; ``exact`` names a column of exact values drawn dashed in the same colour;
     each mechanism of ``traditional`` (no epsilon, the same in every column) is drawn in
-    :data:`TRADITIONAL_STYLES`. One legend below the panels.
+    :data:`TRADITIONAL_STYLES`. The figure is resized to the column
+    (:func:`panel_axes`); one legend below the panels (:func:`panel_legend`).
     """
     needed = ["dataset", "mechanism", "variant", "epsilon", "k", metric, metric + "_se"]
     _sweep_columns(sweep, needed + ([exact] if exact else []))
@@ -506,7 +570,9 @@ def plot_cell_suppression_sweep(
     variants = list(dict.fromkeys(dp["variant"]))
     epsilons = sorted(dp["epsilon"].unique())
     colors, markers = epsilon_colors(epsilons), epsilon_markers(epsilons)
-    axes = fig.subplots(len(names), len(variants), sharex=True, squeeze=False)
+    grid, _ = panel_axes(fig, len(names) * len(variants), ncols=len(variants),
+                         row_height=2.5, sharex=True)  # fmt: skip
+    axes = np.array(grid).reshape(len(names), len(variants))
     for (r, name), (c, variant) in product(enumerate(names), enumerate(variants)):
         ax = axes[r, c]
         for eps in epsilons:
@@ -527,7 +593,7 @@ def plot_cell_suppression_sweep(
     handles = axes[0, 0].get_legend_handles_labels()[0]
     if exact:
         handles += curve_handles(["ours", "exact"], labels=["empirical", "exact"])
-    _legend_below(fig, handles, ncol=3)
+    panel_legend(fig, handles)
 
 
 def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> None:
@@ -538,7 +604,7 @@ def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> N
     ``dataset`` column. Traditional swapping is a black band over its swap rates; DP
     swapping is one line per unit (:data:`UNIT_STYLES`: solid with filled markers, dashed
     with open markers) through one point per epsilon, each epsilon with its own colour and
-    marker. One legend below the panels.
+    marker. Panels two to a row (:func:`panel_axes`) and one legend (:func:`panel_legend`).
     """
     from matplotlib.lines import Line2D
 
@@ -553,7 +619,7 @@ def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> N
     names = list(dict.fromkeys(sweep["dataset"]))
     epsilons = sorted(dp["epsilon"].unique())
     colors, markers = epsilon_colors(epsilons), epsilon_markers(epsilons)
-    axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
+    axes, free = panel_axes(fig, len(names), row_height=3.0, sharey=True)
     for ax, name in zip(axes, names, strict=True):
         trad = sweep[(sweep["dataset"] == name) & (sweep["mechanism"] == "swapping")]
         errorband(ax, trad["fraction"], trad[metric], trad[metric + "_se"],
@@ -566,9 +632,10 @@ def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> N
                 ax.errorbar(row.fraction, getattr(row, metric), yerr=getattr(row, metric + "_se"),
                             fmt=markers[row.epsilon], color=color, ms=6, zorder=2,
                             mfc=color if style["fill"] else "none")  # fmt: skip
-        ax.set(xlabel="fraction of records whose QI is redrawn", yscale="symlog", xlim=(0, 1.02))
+        ax.set(xlabel="fraction of records\nwhose QI is redrawn", yscale="symlog", xlim=(0, 1.02))
         ax.text(0.0, 1.03, dataset_label(name, kind="long"), transform=ax.transAxes)
-    axes[0].set_ylabel(ylabel)
+    for ax in axes[::2]:
+        ax.set_ylabel(ylabel)
     handles = [axes[0].get_legend_handles_labels()[0][0]]
     handles += [Line2D([], [], color="0.35", ls=s["ls"], marker="o", mec="0.35",
                        mfc="0.35" if s["fill"] else "none",
@@ -576,4 +643,4 @@ def plot_swapping_sweep(fig, sweep: pd.DataFrame, metric: str, ylabel: str) -> N
                 for u, s in zip(units, UNIT_STYLES)]  # fmt: skip
     handles += [Line2D([], [], ls="none", marker=markers[e], color=colors[e],
                        label=f"epsilon = {e:g}") for e in epsilons]  # fmt: skip
-    _legend_below(fig, handles, ncol=len(units) + 1)
+    panel_legend(fig, handles, free=free, ncol=len(units) + 1)

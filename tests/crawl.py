@@ -29,6 +29,9 @@ MathJax has typeset and the charts have drawn:
 ``glossary``       a term of ``book/glossary.md`` used in a main-result box without a link
                    to its definition in that box
 ``citation``       no "How to cite this book" block (BibTeX, plain text, version, date)
+``figure_text``    at 1,280 px on a chapter: a matplotlib figure whose smallest text (the
+                   style's smallest size, at the PNG's dpi, scaled to the width shown) is
+                   smaller than the body text
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ CHECKS = (
     "wide_equation",
     "glossary",
     "citation",
+    "figure_text",
 )
 
 #: The page's content as the reader sees it (after MathJax): outputs, prose, images.
@@ -78,7 +82,10 @@ CONTENT_JS = r"""() => {
     .forEach(e => e.remove());
   out.prose = clone.textContent.replace(/\s+/g, ' ');
   out.images = [...main.querySelectorAll('img')].map(
-    i => ({src: i.getAttribute('src') || '', alt: i.getAttribute('alt')}));
+    i => ({src: i.getAttribute('src') || '', alt: i.getAttribute('alt'),
+           shown: i.clientWidth, natural: i.naturalWidth}));
+  const para = main.querySelector('section p') || main;
+  out.body_px = parseFloat(getComputedStyle(para).fontSize);
   // what a student reads: prose, captions, exercises, inline code; no code cells or outputs
   const reading = main.cloneNode(true);
   reading.querySelectorAll('.cell_input, .cell_output, pre, script, style, mjx-container, '
@@ -429,6 +436,34 @@ def glossary_findings(boxes: list[dict], entries: list[list[str]], anchors: dict
                 if re.search(pattern, text, flags):
                     found.append(f"box {number}: {term!r} without a link to its definition")
                     break
+    return found
+
+
+def figure_text_findings(
+    images: list[dict], body_px: float, page: Path, min_pt: float
+) -> list[str]:
+    """Matplotlib PNGs of ``page`` (the built HTML file) whose smallest text, ``min_pt``
+    points at the dpi the PNG records, scaled to the width the browser shows, is smaller
+    than ``body_px``: ``min_pt * dpi / 72 * shown / natural < body_px``. Images not shown
+    (width 0, in a folded output) are left out."""
+    from PIL import Image
+
+    found = []
+    for image in images:
+        src = image.get("src", "").split("?")[0]
+        if "_images/" not in src or not src.endswith(".png") or not image.get("shown"):
+            continue
+        with Image.open(page.parent / src) as png:
+            if not str(png.info.get("Software", "")).startswith("Matplotlib"):
+                continue
+            dpi = float(png.info["dpi"][0])
+        px = min_pt * dpi / 72 * image["shown"] / image["natural"]
+        if px < body_px:
+            found.append(
+                f"{page.stem}: {src.rsplit('/', 1)[-1][:16]}...: {min_pt:g} pt at {dpi:.0f} dpi, "
+                f"{image['natural']} px shown {image['shown']} px wide = {px:.1f} px, "
+                f"below the body text's {body_px:g} px"
+            )
     return found
 
 

@@ -44,6 +44,7 @@ from crawl import (
     axe_findings,
     build_word_findings,
     citation_findings,
+    figure_text_findings,
     glossary_findings,
     glossary_terms,
     parameter_findings,
@@ -53,6 +54,7 @@ from crawl import (
 
 from dadp_book.discovery import list_chapters
 from dadp_book.pdf import CHROMIUM, CHROMIUM_FLAGS  # the one browser set-up
+from dadp_lite.plotting import MIN_TEXT_PT  # the style's smallest text, from dadp.mplstyle
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = list_chapters(ROOT)
@@ -276,7 +278,8 @@ def test_page_at_1280_px(browser, site, html, screenshots, page_name):
     :data:`KEY_FIGURE_SCREENS` screens, no notebook debris, every chart tooltip
     defined, tables a person would print, no build vocabulary in a chapter, no formula
     wider than its column, glossary terms linked in the main result, the citation block,
-    no axe-core serious or critical violation (default rules), a quiet console."""
+    no axe-core serious or critical violation (default rules), a quiet console, and on a
+    chapter no figure text smaller than the body text at the width shown."""
     page, problems = _open(browser, f"{site}/{page_name}.html")
     try:
         math = _wait_for_math(page)
@@ -334,6 +337,13 @@ def test_page_at_1280_px(browser, site, html, screenshots, page_name):
                 content["boxes"], glossary_terms(), _glossary_anchors(html)
             ),
             "citation": citation_findings(content["citation"]),
+            "figure_text": (
+                figure_text_findings(
+                    content["images"], content["body_px"], html / f"{page_name}.html", MIN_TEXT_PT
+                )
+                if page_name.startswith("notebooks/")
+                else []
+            ),
         },
     )
 

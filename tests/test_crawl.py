@@ -110,3 +110,26 @@ def test_citation_block_needs_bibtex_version_date_and_licence():
     assert crawl.citation_findings(good) == []
     assert crawl.citation_findings(None) == ["no 'How to cite this book' block"]
     assert len(crawl.citation_findings({"bibtex": "", "text": "cite me"})) == 3
+
+
+def test_figure_text_smaller_than_the_body_text_at_the_width_shown_is_found(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    (tmp_path / "_images").mkdir()
+    page = tmp_path / "notebooks" / "01-x.html"
+    page.parent.mkdir()
+    for name, width in [("narrow", 6.0), ("wide", 9.0)]:
+        fig = plt.figure(figsize=(width, 3), dpi=110)
+        fig.savefig(tmp_path / "_images" / f"{name}.png", dpi=110)
+        plt.close(fig)
+    narrow = {"src": "../_images/narrow.png", "shown": 660, "natural": 660}
+    wide = {"src": "../_images/wide.png", "shown": 672, "natural": 990}
+    folded = {"src": "../_images/wide.png", "shown": 0, "natural": 990}
+    assert crawl.figure_text_findings([narrow, folded], 16.0, page, 10.5) == []
+    (found,) = crawl.figure_text_findings([narrow, wide], 16.0, page, 10.5)
+    # 10.5 pt * 110 / 72 * 672 / 990 = 10.9 px
+    assert "wide.png" in found and "10.9 px" in found and "16 px" in found
+    assert len(crawl.figure_text_findings([narrow], 16.0, page, 10)) == 1  # 15.3 px

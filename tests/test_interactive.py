@@ -14,6 +14,7 @@ pytest.importorskip("altair")
 from dadp_lite.interactive import (  # noqa: E402
     BUNDLE_NAME,
     CHART_CLASS,
+    FONT_PX,
     STYLE_NAME,
     InteractiveChart,
     bundle_version,
@@ -209,6 +210,39 @@ def test_the_chart_fills_its_column_and_has_a_title_and_a_description():
     assert legend["orient"] == "bottom" and "width <" in legend["columns"]["expr"]
     given = sweep_chart(_sweep(), x="k", y="l1_error", title="T", description="D").to_dict()
     assert given["description"] == "D" and '"T"' in given["title"]["text"]["expr"]
+
+
+#: The book's body text in px (the theme's 1rem; tests/test_browser.py measures it on the
+#: page): no text of a chart may be smaller (issue 30).
+BODY_TEXT_PX = 16
+
+
+def _font_sizes(node, path: str = "") -> dict[str, float]:
+    """Every ``...FontSize``/``fontSize`` value of a Vega-Lite spec, by its path."""
+    found = {}
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key.lower().endswith("fontsize"):
+                found[f"{path}.{key}"] = value
+            else:
+                found |= _font_sizes(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found |= _font_sizes(value, f"{path}[{i}]")
+    return found
+
+
+def test_chart_text_is_as_large_as_the_body_text():
+    spec = sweep_chart(_sweep(), x="k", y="l1_error", se="l1_error_se", controls=["dataset"],
+                       printed="l1_error_exact").to_dict()  # fmt: skip
+    sizes = _font_sizes(spec)
+    axis, legend = ".config.axis.", ".config.legend.labelFontSize"
+    titles = (".title.fontSize", ".title.subtitleFontSize")
+    for key in (axis + "labelFontSize", axis + "titleFontSize", legend, *titles):
+        assert key in sizes, f"{key} not set: {sorted(sizes)}"
+    small = {key: size for key, size in sizes.items() if size < BODY_TEXT_PX}
+    assert not small, f"chart text below {BODY_TEXT_PX} px: {small}"
+    assert FONT_PX >= BODY_TEXT_PX
 
 
 @pytest.mark.parametrize(

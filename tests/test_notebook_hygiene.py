@@ -325,3 +325,125 @@ def test_reader_rules(slug, rule):
         assert problems, f"{slug} now meets {rule!r}: remove it from PENDING[{rule!r}]"
     else:
         assert not problems, f"{slug}, {rule}: " + "; ".join(problems)
+
+
+# ------------------------------------------------------------- figure text and width
+#: Named font sizes at least the style's ``font.size`` ("medium"); "small" and below are not.
+LARGE_ENOUGH = {"medium", "large", "larger", "x-large", "xx-large"}
+#: Keyword arguments that set a text size.
+SIZE_KEYWORDS = {"fontsize", "labelsize", "title_fontsize", "titlesize", "size"}
+#: Calls whose ``size=`` keyword is not a text size (a sample's size, a marker's).
+NOT_TEXT = {"integers", "choice", "normal", "uniform", "binomial", "poisson", "random",
+            "laplace", "scatter", "figaspect", "full", "zeros", "ones", "empty", "standard_normal",
+            "geometric", "multinomial", "exponential", "negative_binomial", "permutation",
+            "hypergeometric", "gamma", "beta", "dirichlet", "rvs"}  # fmt: skip
+
+
+def _cell_lines(text: str) -> list[tuple[int, str]]:
+    """Each code cell's code and the ``.md`` line of its first line; metadata, ``:tags:``
+    and magic lines blanked so that line numbers stay those of the file."""
+    cells = []
+    for match in CODE_CELL.finditer(text):
+        lines = match[1].splitlines()
+        front = lines.index("---", 1) if lines and lines[0] == "---" else -1
+        code = ["" if i <= front or line.startswith((":", "%", "!")) else line
+                for i, line in enumerate(lines)]  # fmt: skip
+        cells.append((text.count("\n", 0, match.start(1)) + 1, "\n".join(code)))
+    return cells
+
+
+def _small_text(code: str, first_line: int, min_pt: float) -> list[str]:
+    """Where ``code`` sets a text size below ``min_pt`` (a named size smaller than
+    "medium", a number below it) or one this check cannot read (a variable): 'line: call'."""
+    import ast
+
+    found = []
+
+    def judge(node, where: str) -> None:
+        line = first_line + node.lineno - 1
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value not in LARGE_ENOUGH:
+                found.append(f"line {line}: {where}={node.value!r} (below 'medium')")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+            if node.value < min_pt:
+                found.append(f"line {line}: {where}={node.value} (below {min_pt:g} pt)")
+        else:
+            found.append(f"line {line}: {where}=<expression>: use the style's sizes")
+
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            for keyword in node.keywords:
+                if keyword.arg in SIZE_KEYWORDS and not (
+                    keyword.arg == "size" and (name in NOT_TEXT or name[:1].isupper())
+                ):
+                    judge(keyword.value, f"{name}({keyword.arg}")
+                elif keyword.arg in ("prop", "fontdict", "title_fontproperties") and isinstance(
+                    keyword.value, ast.Dict
+                ):
+                    for key, value in zip(keyword.value.keys, keyword.value.values):
+                        if isinstance(key, ast.Constant) and key.value in ("size", "fontsize"):
+                            judge(value, f"{name}({keyword.arg}[{key.value!r}]")
+            if name in ("set_fontsize", "set_size") and node.args:
+                judge(node.args[0], name + "(")
+        elif isinstance(node, ast.Assign):  # rcParams["legend.fontsize"] = value
+            for target in node.targets:
+                if (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                        and str(target.slice.value).endswith("size")
+                        and "figsize" not in str(target.slice.value)):  # fmt: skip
+                    judge(node.value, f"[{target.slice.value!r}]")
+    return sorted(found, key=lambda finding: int(finding.split(":")[0].split()[1]))
+
+
+def _wide_figures(code: str, first_line: int, width: float) -> list[str]:
+    """Where ``code`` asks for a figure wider than ``width`` inches (a typed ``figsize``)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                value = keyword.value
+                if keyword.arg == "figsize" and isinstance(value, ast.Tuple):
+                    first = value.elts[0]
+                    if isinstance(first, ast.Name) and first.id == "COLUMN_WIDTH":
+                        continue
+                    if not isinstance(first, ast.Constant):
+                        found.append(f"line {first_line + node.lineno - 1}: figsize width "
+                                     "computed: use dadp_lite.plotting.panel_axes")  # fmt: skip
+                    elif first.value > width:
+                        found.append(f"line {first_line + node.lineno - 1}: figsize width "
+                                     f"{first.value} in > {width:g} in")  # fmt: skip
+    return found
+
+
+FIGURE_SOURCES = [*(f"notebooks/{slug}.md" for slug in CHAPTERS), "dadp_lite/plotting.py"]
+
+
+@pytest.mark.parametrize("path", FIGURE_SOURCES)
+def test_figure_text_is_never_below_the_style_minimum_nor_wider_than_the_column(path):
+    """No text smaller than the style's smallest (``MIN_TEXT_PT``, read from
+    ``dadp.mplstyle``: as large as the body text at column width) and no figure wider than
+    the column (``COLUMN_WIDTH``): the failure names the file and line (issue 30)."""
+    from dadp_lite.plotting import COLUMN_WIDTH, MIN_TEXT_PT
+
+    text = (ROOT / path).read_text()
+    cells = [(1, text)] if path.endswith(".py") else _cell_lines(text)
+    found = []
+    for first_line, code in cells:
+        found += _small_text(code, first_line, MIN_TEXT_PT)
+        found += _wide_figures(code, first_line, COLUMN_WIDTH)
+    assert not found, f"{path}:\n  " + "\n  ".join(found)
+
+
+def test_the_figure_text_check_finds_small_sizes_and_wide_figures():
+    code = ('ax.legend(fontsize="small")\nax.text(0, 0, "a", fontsize=8)\n'
+            'ax.tick_params(labelsize=size)\nrng.integers(0, 5, size=3)\n'
+            'plt.rcParams["legend.fontsize"] = 7\nax.legend(fontsize="large", prop={"size": 6})\n'
+            "fig = plt.figure(figsize=(9, 3))\nplt.subplots(figsize=(6, 3))\n")  # fmt: skip
+    small = _small_text(code, 10, 10.5)
+    assert [s.split(":")[0] for s in small] == [
+        "line 10", "line 11", "line 12", "line 14", "line 15"]  # fmt: skip
+    assert "'small'" in small[0] and "8" in small[1]
+    assert _wide_figures(code, 10, 6.0) == ["line 16: figsize width 9 in > 6 in"]

@@ -95,10 +95,9 @@ def _audit_frames():
 def test_privacy_profiles_draw_a_panel_per_mechanism_and_a_legend_of_distinct_styles():
     profiles, curves = _audit_frames()
     fig = plotting.plot_privacy_profiles(profiles, curves, epsilons=[0.5, 2.0], confidence=0.95)
-    panels = [ax for ax in fig.axes if ax.axison]
-    assert len(panels) == len(REGISTRY)
-    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)
-    handles = legend.legend_handles
+    assert len(fig.axes) == len(REGISTRY)
+    assert fig.get_figwidth() == plotting.COLUMN_WIDTH
+    handles = fig.legends[0].legend_handles
     styles = {(h.get_linestyle(), h.get_marker(), h.get_color()) for h in handles}
     assert len(handles) == 4 and len(styles) == 4  # exact, printed, reading, audited
     plt.close(fig)
@@ -259,10 +258,8 @@ def test_swapping_sweep_tells_units_by_dash_and_fill_and_epsilons_by_marker():
     fig = plt.figure()
     plotting.plot_swapping_sweep(fig, _swapping_sweep(epsilons=(0.5, 1.0, 4.0)), "l1_error", "L1")
     assert len(fig.axes) == 3 and all(ax.get_yscale() == "symlog" for ax in fig.axes)
-    legend = fig.legends[0]
-    # read row by row (matplotlib fills columns first): the units' row, then the epsilons'
-    rows, ncol = 2, legend._ncols
-    handles = [legend.legend_handles[c * rows + r] for r in range(rows) for c in range(ncol)]
+    legend = fig.legends[0]  # in the free fourth slot, one column: the order of the handles
+    handles = [h for h in legend.legend_handles if h.get_label().strip()]
     labels = [h.get_label() for h in handles]
     assert labels[:3] == ["swapping", "DP swapping, per cell", "DP swapping, per record"]
     cell, record = handles[1], handles[2]

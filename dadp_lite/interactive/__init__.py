@@ -52,6 +52,7 @@ from dadp_lite.interactive.options import SweepOptions
 __all__ = [
     "BUNDLE_NAME",
     "CHART_CLASS",
+    "FONT_PX",
     "STYLE_NAME",
     "InteractiveChart",
     "SweepOptions",
@@ -62,6 +63,9 @@ __all__ = [
 
 #: Characters per line of a chart's title on a phone (fits 390 px).
 TITLE_WIDTH = 40
+#: The size in px of every text of a chart (title, subtitle, axis labels and titles,
+#: legend): the body text's. A chart fills its column and is never scaled down.
+FONT_PX = 16
 
 
 def sweep_chart(
@@ -97,9 +101,9 @@ def _title(options: SweepOptions) -> alt.TitleParams:
         text=_wrapped(text),
         subtitle=notes or alt.Undefined,  # short: fits a phone
         anchor="start",
-        fontSize=14,
+        fontSize=FONT_PX,
         fontWeight="normal",
-        subtitleFontSize=12,
+        subtitleFontSize=FONT_PX,
     )
 
 
@@ -140,7 +144,11 @@ def _dressed(chart: alt.LayerChart, rows: ChartData, options: SweepOptions) -> a
         .configure(background="white", padding=8)
         .configure_view(stroke=None)
         .configure_axis(
-            grid=True, gridOpacity=0.4, labelFontSize=12, titleFontSize=13, titleFontWeight="normal"
-        )
-        .configure_legend(labelFontSize=12)
+            grid=True,
+            gridOpacity=0.4,
+            labelFontSize=FONT_PX,
+            titleFontSize=FONT_PX,
+            titleFontWeight="normal",
+        )  # fmt: skip
+        .configure_legend(labelFontSize=FONT_PX, titleFontSize=FONT_PX)
     )

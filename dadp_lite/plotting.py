@@ -500,7 +500,7 @@ def panel_legend(fig, handles: list, *, free=None, ncol: int = 2) -> None:
         if extent.width <= box.width * 1.15 and extent.height <= box.height * 1.1:
             return
         legend.remove()
-    width = fig.get_figwidth() * fig.dpi
+    width = fig.get_figwidth() * fig.dpi - 24  # a tight bounding box pads 0.1 in a side
     for cols in range(min(ncol, len(handles)), 0, -1):
         rows = -(-len(handles) // cols)
         padded = handles + [Line2D([], [], alpha=0, label=" ")] * (rows * cols - len(handles))

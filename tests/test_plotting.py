@@ -283,3 +283,90 @@ def test_swapping_sweep_rejects_bad_input_by_name():
     with pytest.raises(TypeError, match="DataFrame"):
         plotting.plot_swapping_sweep(fig, [1, 2], "l1_error", "L1")
     plt.close(fig)
+
+
+# ------------------------------------------------------- the column width and panel grid
+#: The text column of a chapter page at a 1,280 px window (px): a wider PNG is scaled down.
+COLUMN_PX = 672
+
+
+def test_the_style_sets_no_text_below_its_minimum_and_fits_the_column():
+    plotting.use_style()
+    rc = matplotlib.rcParams
+    keys = ["font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize",
+            "ytick.labelsize", "legend.fontsize", "legend.title_fontsize"]  # fmt: skip
+    sizes = {key: matplotlib.font_manager.FontProperties(size=rc[key]).get_size() for key in keys}
+    assert min(sizes.values()) == plotting.MIN_TEXT_PT, sizes
+    assert plotting.MIN_TEXT_PT * rc["figure.dpi"] / 72 >= 16  # the body text's 16 px
+    assert plotting.COLUMN_WIDTH * rc["figure.dpi"] <= COLUMN_PX
+    assert rc["figure.figsize"][0] <= plotting.COLUMN_WIDTH
+
+
+def test_panel_axes_put_panels_two_to_a_row_in_a_figure_as_wide_as_the_column():
+    fig = plt.figure()
+    axes, free = plotting.panel_axes(fig, 3, row_height=2.5, sharex=True)
+    assert len(axes) == len(fig.axes) == 3 and free is not None
+    assert tuple(fig.get_size_inches()) == (plotting.COLUMN_WIDTH, 5.0)
+    assert axes[1].xaxis.get_tick_params()["labelbottom"]  # nothing below it
+    axes, free = plotting.panel_axes(plt.figure(), 4)
+    assert len(axes) == 4 and free is None
+    with pytest.raises(ValueError, match="n must be"):
+        plotting.panel_axes(plt.figure(), 0)
+    with pytest.raises(ValueError, match="ncols must be"):
+        plotting.panel_axes(plt.figure(), 2, ncols=0)
+    plt.close("all")
+
+
+def test_panel_legend_goes_into_the_free_slot_or_below_within_the_width():
+    from matplotlib.lines import Line2D
+
+    fig = plt.figure()
+    axes, free = plotting.panel_axes(fig, 3)
+    plotting.panel_legend(fig, [Line2D([], [], label=f"eps {i}") for i in range(3)], free=free)
+    box = free.get_position(fig)
+    legend = fig.legends[0].get_window_extent().transformed(fig.transFigure.inverted())
+    assert box.x0 <= legend.x0 and legend.x1 <= box.x1 and box.y0 <= legend.y0
+    fig = plt.figure()
+    axes, free = plotting.panel_axes(fig, 2)
+    long = [Line2D([], [], label=f"a rather long legend label number {i}") for i in range(4)]
+    plotting.panel_legend(fig, long, free=free, ncol=4)  # four columns would not fit
+    legend = fig.legends[0]
+    assert legend._ncols < 4
+    assert legend.get_window_extent().width <= fig.get_figwidth() * fig.dpi
+    top = legend.get_window_extent().y1 / (fig.get_figheight() * fig.dpi)
+    assert axes[0].get_position().y0 > top  # below the panels
+    plt.close("all")
+
+
+def _png_width(fig) -> int:
+    from io import BytesIO
+
+    from PIL import Image
+
+    buffer = BytesIO()
+    fig.savefig(buffer, format="png", dpi=fig.dpi, bbox_inches="tight")
+    plt.close(fig)
+    return Image.open(buffer).size[0]
+
+
+def test_the_shared_figures_are_never_wider_than_the_column():
+    plotting.use_style()
+    profiles, curves = _audit_frames()
+    tightness = pd.DataFrame({"trials per side": [1000, 10000], "certified epsilon": [0.5, 0.9]})
+    figures = {
+        "profiles": plotting.plot_privacy_profiles(profiles, curves, epsilons=[0.5, 2.0],
+                                                   confidence=0.95),
+        "tightness": plotting.plot_audit_tightness(tightness, profiles, epsilon=1.0, share=0.8,
+                                                   confidence=0.95, epsilons=[0.5, 1.0, 2.0]),
+    }  # fmt: skip
+    for name, draw, args in [
+        ("swapping", plotting.plot_swapping_sweep, (_swapping_sweep(epsilons=(0.5, 1, 2, 4)),
+                                                    "l1_error", "mean L1 error (records)")),
+        ("cell suppression", plotting.plot_cell_suppression_sweep,
+         (_cell_suppression_sweep(datasets=("ma2019", "tx2019", "national2019")), "l1_error",
+          "L1 error")),
+    ]:  # fmt: skip
+        figures[name] = plt.figure()
+        draw(figures[name], *args)
+    wide = {name: px for name, fig in figures.items() if (px := _png_width(fig)) > COLUMN_PX}
+    assert not wide, f"wider than the {COLUMN_PX} px column, scaled down: {wide}"

@@ -84,8 +84,12 @@ CONTENT_JS = r"""() => {
   out.images = [...main.querySelectorAll('img')].map(
     i => ({src: i.getAttribute('src') || '', alt: i.getAttribute('alt'),
            shown: i.clientWidth, natural: i.naturalWidth}));
-  const para = main.querySelector('section p') || main;
-  out.body_px = parseFloat(getComputedStyle(para).fontSize);
+  // the body text's size: that of most of the page's paragraph text (not a box's title)
+  const sizes = {};
+  main.querySelectorAll('p').forEach(p => { const size = parseFloat(getComputedStyle(p).fontSize);
+    sizes[size] = (sizes[size] || 0) + p.textContent.length; });
+  const common = Object.entries(sizes).sort((a, b) => b[1] - a[1])[0];
+  out.body_px = common ? Number(common[0]) : parseFloat(getComputedStyle(main).fontSize);
   // what a student reads: prose, captions, exercises, inline code; no code cells or outputs
   const reading = main.cloneNode(true);
   reading.querySelectorAll('.cell_input, .cell_output, pre, script, style, mjx-container, '

@@ -1,5 +1,6 @@
 """The mypy ratchet of ``make lint`` (``tools/mypy_ratchet.py``): error counts per unit of
-dadp_lite and dadp_book may only go down. Its logic on made-up reports; the real run is ``make lint``."""
+dadp_lite and dadp_book may only go down. Its logic on made-up reports; the real run is
+``make lint``."""
 
 from __future__ import annotations
 

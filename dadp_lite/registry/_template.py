@@ -53,7 +53,8 @@ class MyMechanism(Mechanism):
     # e.g. a variant), whether it is deterministic (no rng and reps: its one output is
     # repeated), and an optional run_chunks(input, chunks, **params) that releases every
     # chunk of dadp_lite.simulate in one call, bit for bit the chunks one by one. Releases
-    # are counts: float64 of shape (reps, n_cells), never negative (the contract test).
+    # are counts of shape (reps, n_cells), float64 or int64 (the discrete Gaussian), never
+    # negative (the contract test).
     # scales_with: what the release's cost grows with, "histogram" (the cells only) or
     # "records" (a loop or a draw per record); book/performance.md checks it.
     sampler = my_mechanism

@@ -2,6 +2,8 @@
 
 - :mod:`~dadp_lite.experiments.release`: seeded releases of any registered mechanism;
 - :mod:`~dadp_lite.experiments.tables`: the data-release table (Tables 1-3);
+- :mod:`~dadp_lite.experiments.epsilon_profile`: the tables' exact delta, l1 bias and alpha
+  over a grid of epsilon (chapter 12's explorable);
 - :mod:`~dadp_lite.experiments.encodings`: which encoding of the records reproduces the
   printed bias columns (exact, no sampling);
 - :mod:`~dadp_lite.experiments.classification`: the logistic-regression experiment;
@@ -40,6 +42,13 @@ from dadp_lite.experiments.comparisons import (
     simulated_alpha,
 )
 from dadp_lite.experiments.decomposition import k_anonymity_bias_parts
+from dadp_lite.experiments.epsilon_profile import (
+    PROFILE_COLUMNS,
+    baseline_exceptions,
+    baselines_ahead,
+    epsilon_grid,
+    exact_profile,
+)
 from dadp_lite.experiments.fairness import CounterexampleCheck, confirm_counterexample
 from dadp_lite.experiments.release import release, release_seed
 from dadp_lite.experiments.sweeps import (
@@ -57,6 +66,11 @@ from dadp_lite.experiments.tables import (
 
 __all__ = [
     "ALPHA_MECHANISMS",
+    "PROFILE_COLUMNS",
+    "baseline_exceptions",
+    "baselines_ahead",
+    "epsilon_grid",
+    "exact_profile",
     "ReleaseMoments",
     "bias_check",
     "monte_carlo_floor",

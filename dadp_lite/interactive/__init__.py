@@ -20,6 +20,9 @@ and the style sheet ``_static/dadp-charts.css``, to the pages that hold a chart)
 executed elsewhere (Jupyter) shows a note in place of the chart unless ``vegaEmbed`` is
 loaded. :attr:`InteractiveChart.chart` gives the Altair object for any other renderer.
 
+:func:`epsilon_explorable` (:mod:`.explorable`) is the other kind: an epsilon slider over a
+table of exact values, for the argument of chapter 12.
+
 The work is split by job: :mod:`.options` (the settings, checked), :mod:`.data` (the rows
 the page carries and their tooltips), :mod:`.encodings`, :mod:`.controls`, :mod:`.layers`
 and :mod:`.embed` (the HTML and the bundle).
@@ -46,14 +49,18 @@ from dadp_lite.interactive.embed import (
     write_bundle,
 )
 from dadp_lite.interactive.encodings import NARROW, encodings
+from dadp_lite.interactive.explorable import EXPLORABLE_CLASS, Explorable, epsilon_explorable
 from dadp_lite.interactive.layers import layers
 from dadp_lite.interactive.options import SweepOptions
 
 __all__ = [
     "BUNDLE_NAME",
     "CHART_CLASS",
+    "EXPLORABLE_CLASS",
     "FONT_PX",
     "STYLE_NAME",
+    "Explorable",
+    "epsilon_explorable",
     "InteractiveChart",
     "SweepOptions",
     "bundle_version",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -80,17 +81,16 @@ def exact_profile(
     for entry in check_mechanisms(mechanisms):
         if not entry.private:
             continue
-        own = entry.select(settings)
+        own: dict[str, Any] = entry.select(settings)
         for epsilon in grid:
             bias = entry.bias(histogram, epsilon=epsilon, **own)
-            missing = bias is None
             rows.append({
                 "dataset": data.name,
                 "mechanism": entry.name,
                 "epsilon": epsilon,
                 "delta_exact": float(entry.delta(histogram, epsilon=epsilon, **own)),
-                "bias_l1_exact": math.nan if missing else float(np.abs(bias).sum()),
-                "alpha_exact": math.nan if missing else float(alpha_fairness(bias)),
+                "bias_l1_exact": math.nan if bias is None else float(np.abs(bias).sum()),
+                "alpha_exact": math.nan if bias is None else float(alpha_fairness(bias)),
             })  # fmt: skip
     return pd.DataFrame(rows, columns=list(PROFILE_COLUMNS))
 

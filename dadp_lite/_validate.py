@@ -21,6 +21,7 @@ __all__ = [
     "check_domain",
     "check_epsilon",
     "check_epsilons",
+    "check_frame",
     "check_positive",
     "check_positive_int",
     "check_probability",
@@ -206,3 +207,17 @@ def check_grid(values: object, name: str = "t") -> npt.NDArray[np.float64]:
     if grid.ndim not in (1, 2) or grid.size == 0 or not np.all(np.isfinite(grid)):
         raise ValueError(f"{name} must be a non-empty finite 1-d grid or one row per item")
     return grid
+
+
+def check_frame(frame: object, name: str, columns: Sequence[str], *, made_by: str) -> None:
+    """``frame`` is a non-empty pandas DataFrame holding ``columns`` (``made_by`` names the
+    function that makes such a frame, for the message); else TypeError or ValueError."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the columns {missing} (use {made_by})")
+    if frame.empty:
+        raise ValueError(f"{name} has no rows")

@@ -23,6 +23,7 @@ from numbers import Integral, Real
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from dadp_lite._validate import check_frame
 from dadp_lite.data import dataset_label, is_registered
 from dadp_lite.registry import REGISTRY, get
 from dadp_lite.words import integer as _integer
@@ -430,13 +431,7 @@ def release_table(table: pd.DataFrame, *, label: str | None = None) -> Styler:
     ``label`` names the dataset in the caption (default: the paper's
     name for it, :func:`dadp_lite.data.dataset_label`).
     """
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
-    missing = [c for c in RELEASE_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"table lacks the columns {missing} (use ex.compare_with_paper)")
-    if table.empty:
-        raise ValueError("table has no rows")
+    check_frame(table, "table", RELEASE_COLUMNS, made_by="ex.compare_with_paper")
     datasets = list(dict.fromkeys(table["dataset"]))
     if len(datasets) != 1:
         raise ValueError(f"table holds several datasets {datasets}: pass one at a time")

@@ -179,7 +179,7 @@ def test_bars_follow_the_values_delta_linear_bias_on_a_shared_log_scale():
     ("change", "error", "message"),
     [
         (lambda f: f.drop(columns="alpha_exact"), ValueError, "lacks the columns"),
-        (lambda f: f.iloc[:0], ValueError, "empty"),
+        (lambda f: f.iloc[:0], ValueError, "has no rows"),
         (lambda f: f.to_dict(), TypeError, "DataFrame"),
     ],
 )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dadp_lite._validate import check_frame
 from dadp_lite.data import dataset_label
 from dadp_lite.experiments.epsilon_profile import PROFILE_COLUMNS
 from dadp_lite.registry import get
@@ -88,13 +89,7 @@ def _cell(value: float, column: str, scales: dict[str, tuple[float, float]]) -> 
 
 
 def _check(frame: pd.DataFrame, start: float) -> list[float]:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"profile must be a DataFrame, got {type(frame).__name__}")
-    missing = [c for c in PROFILE_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"profile lacks the columns {missing} (use exact_profile)")
-    if frame.empty:
-        raise ValueError("profile is empty")
+    check_frame(frame, "profile", PROFILE_COLUMNS, made_by="exact_profile")
     grid = sorted({float(e) for e in frame["epsilon"]})
     if not any(math.isclose(start, e) for e in grid):
         raise ValueError(f"start must be one of the profile's epsilons, got {start!r}")

@@ -10,8 +10,8 @@
 #   make unit   -> the unit tests alone (no chapter execution, no book build)
 #   make sweep  -> the full seed sweep (every seeded chapter under many seeds; hours)
 #   make lint   -> ruff check and ruff format --check: package, tests, benchmarks, tools and
-#                  the chapters' code cells; mypy on dadp_lite, whose error counts may only
-#                  go down (tools/mypy_ratchet.py; what CI runs before the tests)
+#                  the chapters' code cells; mypy on dadp_lite and dadp_book, whose error counts
+#                  may only go down (tools/mypy_ratchet.py; what CI runs before the tests)
 #   make format -> ruff format the same files (the chapters' code cells in place)
 #   make lock   -> rewrite requirements.lock after a change of pyproject.toml's dependencies
 PYTHON ?= python3

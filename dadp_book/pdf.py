@@ -1,25 +1,12 @@
-"""The PDF edition: the staged book as one HTML page, printed by headless Chromium.
+"""The PDF edition: the staged, executed book as one HTML page, printed by headless Chromium.
 
-``dadp-book build --pdf`` renders the already executed, staged book (the same notebooks the
-HTML is built from; nothing is executed again) with Jupyter Book's ``singlehtml`` builder,
-serves it on 127.0.0.1, opens it in Debian's Chromium through Playwright (the browser the
-tests use; no LaTeX), waits until MathJax has typeset every formula and every image has
-loaded, puts a title page and a table of contents in front, and prints it to A4 with
-``page.pdf()``. Every request that leaves 127.0.0.1 is refused.
-
-What is printed: the prose, the math, the figures, the tables, the verification cells and
-the code that draws each figure. Cells the HTML collapses behind a toggle (imports, glue)
-are left out, as are the sidebars, buttons and toggles. The table of contents gives each
-page's first printed page: a first print finds them (from the PDF's named destinations, one
-per link of the table of contents) with everything hidden, not removed (every box stays,
-so the pages break where they will; nothing is painted: a 0.2 MB print instead of 10 MB),
-then the book is printed with the numbers filled in, and the numbers are read back from
-that print and must agree. Each print is the first one of a freshly loaded page: Chromium
-paginates a page's second print differently from its first (chapter 05 started on page
-65, then 66, then 65 again, print after print of the same page), so two prints of one page
-never agree. The
-PDF carries bookmarks (an outline): the contents, each part with its chapters, each chapter
-with its sections.
+Rendered with Jupyter Book's ``singlehtml`` builder, served on 127.0.0.1 (every other request
+refused), opened in Debian's Chromium through Playwright once MathJax and the images are
+done, printed to A4 with a title page, a table of contents and bookmarks; collapsed cells,
+sidebars and buttons are not printed. The contents' page numbers come from a first, hidden
+print's named destinations and are read back from the final print until they agree; each
+print is the first of a freshly loaded page, because Chromium paginates a page's second
+print differently from its first.
 """
 
 from __future__ import annotations

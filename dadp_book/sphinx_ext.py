@@ -1,44 +1,15 @@
-"""Sphinx extension for dadp-book's HTML (listed in ``_config.yml`` extra_extensions).
+"""Sphinx extension for dadp-book's HTML (``_config.yml``'s ``extra_extensions``).
 
-What it does, each for the reader of the HTML:
-
-- **No duplicate scripts.** Inline scripts registered twice (sphinx-thebe's configuration
-  ``<script>`` is added once with filename ``None`` and once with ``""``) make the browser
-  throw "Identifier 'THEBE_JS_URL' has already been declared"; :func:`dedupe_scripts`
-  keeps the first (tests/test_browser.py fails on any console error).
-- **Interactive charts offline.** When an HTML build starts, vl-convert's self-contained
-  Vega bundle (``dadp-vega.js``) is written into a static folder of the build (never
-  committed, never fetched from a CDN); each page that holds a chart loads it and the
-  charts' style sheet ``_static/dadp-charts.css``, and no other page does.
-- **Lighter pages.** :func:`drop_unused_assets` leaves out what a page does not use
-  (sphinx-thebe's script and style, as the book has no launch buttons; sphinx-design's
-  tabs script and style on pages without a design element); when the build is done,
-  :func:`strip_unused_scripts` removes the theme's 1.5 MB Font Awesome script (the
-  theme's style sheet already draws the icons from the web font) and the search index
-  (124 kB and growing, used only by the search page) from every page's ``<head>``;
-  MathJax loads without its 0.4 MB context menu (:func:`light_mathjax`).
-- **Code folded.** Every code cell of a chapter is folded in the HTML, one click away
-  (:func:`_fold_code_cells`; the PDF and the student notebooks keep their code).
-- **Exercises numbered per chapter** (:func:`number_exercises_per_chapter`).
-- **Wide content scrolls, with a cue.** ``dadp-layout.js`` gives a formula or table
-  wider than its column keyboard focus, a name and a shadow at the edge that scrolls, and
-  stacks a prose table of four columns or more into one card per row on a phone.
-- **Figures described.** An image that myst-nb writes without alt text (the HTML would
-  carry its file path) gets the first sentence of its figure's caption
-  (:func:`describe_images`); a cell's ``mystnb: image: alt:`` metadata still wins.
-- **Theorems and definitions indexed by title.** Each ``prf:`` directive (theorem,
-  definition, lemma, ...) gets an entry in the general index under its title, and the
-  proof index lists titles by kind instead of raw labels (:class:`TitledProofIndex`).
-- **Previews, citation, data** (each in its own module, set up here): hover and tap
-  previews of glossary terms, references and citations (:mod:`dadp_book.sphinx_tips`,
-  sphinx-tippy with tippy.js served from the book), "How to cite this book" in every
-  page's footer (:mod:`dadp_book.sphinx_cite`), and each chapter's CSV files linked from
-  its page and the Reproducibility page (:mod:`dadp_book.sphinx_data`).
-- **PDF edition.** The single-page builder (``singlehtml``) gets every node visitor
-  registered for ``html`` that it lacks: Sphinx looks up a builder's own visitors first
-  and falls back to its format's only when it has none, so one extension that registers a
-  ``singlehtml`` visitor hides the ``html`` ones of all others (myst-nb's collapsed cells
-  would otherwise be "unknown node type").
+For the reader of the HTML: offline interactive charts (vl-convert's Vega bundle written at
+build time, loaded only by pages with a chart), lighter pages (no thebe, no unused
+sphinx-design assets, no Font Awesome script, the search index only on the search page,
+MathJax without its context menu), each chapter's code cells folded, exercises numbered per
+chapter, images described by their caption's first sentence, theorems and definitions
+indexed by title. It sets up the previews (:mod:`dadp_book.sphinx_tips`), the citation
+footer (:mod:`dadp_book.sphinx_cite`) and the chapters' data files
+(:mod:`dadp_book.sphinx_data`), and gives the PDF's ``singlehtml`` builder the ``html`` node
+visitors it lacks (Sphinx falls back to a format's visitors only for a builder with none of
+its own, so one extension's ``singlehtml`` visitor would hide all others').
 """
 
 from __future__ import annotations
@@ -54,27 +25,6 @@ __all__ = ["TitledProofIndex", "plain_text", "setup"]
 
 
 # ------------------------------------------------------------------------ page assets
-def _asset_key(script: Any) -> tuple:
-    filename = getattr(script, "filename", script) or ""
-    attributes = getattr(script, "attributes", {}) or {}
-    return str(filename), tuple(sorted((str(k), str(v)) for k, v in attributes.items()))
-
-
-def dedupe_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    """Keep the first of identical ``<script>`` assets (same file, same attributes)."""
-    scripts = context.get("script_files")
-    if not isinstance(scripts, list):
-        return
-    seen: set[tuple] = set()
-    unique = []
-    for script in scripts:
-        key = _asset_key(script)
-        if key not in seen:
-            seen.add(key)
-            unique.append(script)
-    scripts[:] = unique
-
-
 def write_chart_assets(app: Any) -> None:
     """HTML builds: write the Vega bundle into a folder of ``html_static_path`` (kept
     between builds while the versions match)."""
@@ -119,18 +69,24 @@ def _unused(name: str, context: dict) -> bool:
 def drop_unused_assets(
     app: Any, pagename: str, templatename: str, context: dict, doctree: Any
 ) -> None:
-    """Leave out of the page's ``<head>`` the scripts and style sheets it does not use."""
+    """Leave out of the page's ``<head>`` the scripts and style sheets it does not use, and
+    the second of two identical ones (sphinx-thebe adds its inline configuration script
+    twice, and the browser then throws "Identifier 'THEBE_JS_URL' has already been
+    declared")."""
     for key in ("script_files", "css_files"):
         assets = context.get(key)
         if not isinstance(assets, list):
             continue
-        kept = []
+        kept, seen = [], set()
         for asset in assets:
             filename = str(getattr(asset, "filename", asset) or "")
-            attributes = " ".join(map(str, (getattr(asset, "attributes", {}) or {}).values()))
+            attributes = getattr(asset, "attributes", {}) or {}
             name = filename.rsplit("/", 1)[-1].split("?")[0]
-            if (name and _unused(name, context)) or (not name and "thebe" in attributes.lower()):
+            thebe = "thebe" in " ".join(map(str, attributes.values())).lower()
+            identity = (filename, tuple(sorted((str(k), str(v)) for k, v in attributes.items())))
+            if (name and _unused(name, context)) or (not name and thebe) or identity in seen:
                 continue
+            seen.add(identity)
             kept.append(asset)
         assets[:] = kept
 
@@ -432,8 +388,8 @@ def share_html_visitors(app: Any) -> None:
 
 
 def setup(app: Any) -> dict:
-    """Register the handlers above (:func:`dedupe_scripts` and :func:`drop_unused_assets`
-    late, after every extension added its assets)."""
+    """Register the handlers above (:func:`drop_unused_assets` late, after every extension
+    added its assets)."""
     global TitledProofIndex
     for extension in ("dadp_book.sphinx_tips", "dadp_book.sphinx_cite", "dadp_book.sphinx_data"):
         app.setup_extension(extension)
@@ -444,7 +400,6 @@ def setup(app: Any) -> dict:
     app.add_post_transform(_fold_code_cells())
     app.connect("env-get-updated", number_exercises_per_chapter, priority=900)
     app.connect("html-page-context", load_chart_assets)
-    app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", drop_unused_assets, priority=900)
     app.connect("doctree-resolved", describe_images)
     app.connect("build-finished", strip_unused_scripts)

@@ -1,13 +1,10 @@
 """Verdicts outside the notebook: the autograder bundle's tests run on the values it produced.
 
-The grader's own process never runs student code. It reads a chapter's test files from its
-autograder bundle (otter's exception-based format, loaded with otter's public
-``ExceptionTestFile``) and runs them, with otter's scoring, on the values the sandbox
-reported (decoded by :func:`.runner.decode` into plain Python and numpy values). A function
-answer becomes a :class:`RecordedFunction`: it answers the calls the sandbox made at the
-inputs the tests use (:func:`discover_probes` finds them when the kit is built, by running
-the tests on the solution), so patched builtins, a patched check helper or anything else a
-notebook does to its own interpreter cannot change a verdict.
+The tests (otter's exception-based format, loaded with otter's public ``ExceptionTestFile``)
+run with otter's scoring on the values the sandbox reported (:func:`.runner.decode`). A
+function answer is a :class:`RecordedFunction`, answering the calls the sandbox made at the
+inputs the tests use (:func:`discover_probes` finds them on the solution when the kit is
+built), so nothing a notebook does to its own interpreter can change a verdict.
 """
 
 from __future__ import annotations
@@ -21,15 +18,8 @@ from typing import Any
 
 from dadp_book.course.runner import Opaque, call_key, decode, encode
 
-__all__ = [
-    "QuestionResult",
-    "RecordedFunction",
-    "UnprobedCall",
-    "discover_probes",
-    "evaluate_question",
-    "read_bundle_tests",
-    "test_arguments",
-]
+__all__ = ["QuestionResult", "RecordedFunction", "UnprobedCall", "discover_probes"]
+__all__ += ["evaluate_question", "read_bundle_tests", "test_arguments"]
 
 
 class UnprobedCall(RuntimeError):

@@ -1,18 +1,8 @@
 """A chapter's exercises as course questions: the chapter's text plus its sidecar file.
 
-The chapter (``notebooks/<slug>.md``) holds every exercise's text and its solution prose,
-exactly as the book shows them. The sidecar ``course/<slug>.yml`` holds what the book does
-not show, keyed by exercise label: for an autograded question its points, the answer cell
-with the solution marked in otter-grader's syntax (``# SOLUTION`` at the end of a line, or
-``# BEGIN SOLUTION`` ... ``# END SOLUTION``), visible tests (run by the student's check
-cell, worth no points) and hidden tests (only in the autograder bundle; they share the
-points). An exercise the sidecar does not list, or lists with ``manual: N``, is graded by
-hand (N points, default 1). Every test is one function ``def test_...(name, ...)`` whose
-arguments are the student's variables of those names; a hidden test is a mapping with the
-test and ``feedback``, the words a student reads when it fails (never the expected value).
-An autograded question states its ``tolerance`` (a sentence shown under its text). ``text``
-replaces the chapter's exercise text in the kit (where the book's needs the repository);
-``rubric`` says what a student hands in for a manually graded question and how it is judged.
+The chapter holds every exercise's text and solution prose as the book shows them; the
+sidecar ``course/<slug>.yml`` holds, by exercise label, what the book does not show (its
+format: ``book/teaching.md``, "Writing or changing an autograded exercise").
 """
 
 from __future__ import annotations
@@ -26,13 +16,7 @@ from dadp_book.discovery import chapter_path, chapter_title
 from dadp_book.errors import BuildError
 from dadp_book.yamlio import load_yaml_file
 
-__all__ = [
-    "Chapter",
-    "Question",
-    "load_chapter",
-    "sidecar_path",
-    "solution_lines",
-]
+__all__ = ["Chapter", "Question", "load_chapter", "sidecar_path", "solution_lines"]
 
 DEFAULT_SETUP = "import math\n\nimport numpy as np"
 _FENCE = re.compile(r"^(?P<fence>`{3,})\{(?P<kind>exercise|solution)\}\s*(?P<arg>\S*)\s*$")

@@ -1,24 +1,15 @@
 """Run one submitted notebook inside the grading sandbox and report the values it produced.
 
-This file runs *inside* the sandbox (:mod:`.sandbox`), as a script: it imports nothing of
-``dadp_book``, only the standard library (and numpy and IPython, if installed). The host
-never runs student code and never unpickles anything that comes out of the sandbox: it
-reads this script's one JSON line with :func:`decode`, which builds plain Python and numpy
-values only.
-
-``python runner.py TASK.json`` (the runner) reads the task (the notebook's code cells, each
-with the question it belongs to; the names each question's tests take; the inputs at which
-a function answer is called; the limits), drops to an unprivileged user when started as
-root, and runs the cells one at a time in a *cell server* (``python runner.py --serve``, an
-IPython shell in a child process, with memory, file-size and process limits). A cell
-still running after its time is interrupted; if it does not stop, the cell server and
-every process it started are killed, a new one is started and the cells that had run are
-run again (without the runaway one), so a runaway answer costs its own question only.
-Finally the names of each question are read, and every function answer is called at the
-inputs its tests use, under that question's time limit. Output: one JSON line on stdout,
-``{"cells": [...], "questions": {label: {"values": ..., "calls": ..., "problem": ...}}}``.
-
-The codec (:func:`encode` in the sandbox, :func:`decode` on the host) is tagged JSON:
+A script run *inside* the sandbox (``python runner.py TASK.json``): it imports nothing of
+``dadp_book``, only the standard library, psutil (and numpy and IPython). It runs the task's
+cells one at a time in a *cell server* (``runner.py --serve``, an IPython shell in a child
+process under the task's limits); a cell still running after its time is interrupted, and
+if it does not stop, the server and everything it started are killed and the cells that had
+run are run again in a new one, so a runaway answer costs its own question only. Then each
+question's names are read and every function answer is called at the inputs its tests use.
+Output: one JSON line, ``{"cells": [...], "questions": {label: {"values", "calls",
+"problem"}}, "cpu": seconds}``, in a tagged-JSON codec (:func:`encode`; the host reads it
+with :func:`decode`, which builds plain Python and numpy values only, never unpickles):
 numbers keep their type and exact value, arrays their dtype and shape (numeric and bool
 dtypes only), containers their kind; anything else becomes an opaque marker.
 """
@@ -237,13 +228,12 @@ def _call(function: Any, args: Any) -> Any:
 # --------------------------------------------------------------------------- the runner
 
 
-def _drop_privileges(limits: dict, drop: bool = True) -> None:
+def _set_limits(limits: dict, drop: bool = False) -> None:
     """Set the limits; as root in the sandbox (``drop``), become the unprivileged ``nobody``."""
     import resource
 
     for name, value in limits.items():
-        which = getattr(resource, name)
-        resource.setrlimit(which, (int(value), int(value)))
+        resource.setrlimit(getattr(resource, name), (int(value), int(value)))
     if drop and os.getuid() == 0:
         os.setgroups([])
         os.setgid(65534)
@@ -252,37 +242,33 @@ def _drop_privileges(limits: dict, drop: bool = True) -> None:
 
 def _kill_others() -> None:
     """Kill every process of this sandbox but this one (its PID namespace's init excepted)."""
-    me = os.getpid()
+    import psutil
+
     for _ in range(5):
-        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+        others = [p for p in psutil.process_iter() if p.pid not in (1, os.getpid())]
         if not others:
             return
-        for pid in others:
+        for process in others:
             try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                process.kill()
+            except psutil.Error:
                 pass
-        time.sleep(0.05)
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            pass
+        psutil.wait_procs(others, timeout=0.05)
 
 
 class CellServer:
-    """A ``--serve`` child process and its reply pipe."""
+    """A ``--serve`` child process, in a session of its own under ``limits``, and its replies."""
 
-    def __init__(self, memory: int, files: int) -> None:
+    def __init__(self, limits: dict) -> None:
         read_fd, write_fd = os.pipe()
-        preexec = _limits_setter(memory, files)
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--serve", str(write_fd)],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(write_fd,),
-            preexec_fn=preexec,
+            start_new_session=True,
+            preexec_fn=lambda: _set_limits(limits),
             text=True,
         )
         os.close(write_fd)
@@ -343,27 +329,29 @@ class CellServer:
         os.close(self._fd)
 
 
-def _limits_setter(memory: int, files: int) -> Any:
-    def set_limits() -> None:
-        import resource
-
-        os.setsid()
-        if memory:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (files, files))
-
-    return set_limits
+def _restart(server: CellServer, task: dict, sources: list[str]) -> tuple[CellServer, list[int]]:
+    """Kill ``server``; a new one that ran ``sources`` again, and the positions that failed."""
+    server.kill()
+    server = CellServer(task["limits"])
+    failed = []
+    for position, source in enumerate(sources):
+        reply, how = server.request({"op": "run", "code": source}, float(task["seconds"]))
+        if how != "ok" or (isinstance(reply, dict) and reply.get("error")):
+            failed.append(position)
+            if how == "killed":
+                server.kill()
+                server = CellServer(task["limits"])
+    return server, failed
 
 
 def _run_cells(task: dict) -> tuple[CellServer, list[dict]]:
     """Run every cell; a runaway or fatal cell is left out of every later replay."""
-    memory, files, limit = task["memory"], task["file_size"], float(task["seconds"])
     cells = task["cells"]
     outcomes: list[dict] = [{} for _ in cells]
     done: list[int] = []
-    server = CellServer(memory, files)
+    server = CellServer(task["limits"])
     for index, cell in enumerate(cells):
-        reply, how = server.request({"op": "run", "code": cell["source"]}, limit)
+        reply, how = server.request({"op": "run", "code": cell["source"]}, float(task["seconds"]))
         if how == "ok":
             error = reply.get("error") if isinstance(reply, dict) else None
             outcomes[index] = {"status": "error" if error else "ok", "error": error}
@@ -372,18 +360,10 @@ def _run_cells(task: dict) -> tuple[CellServer, list[dict]]:
             continue
         outcomes[index] = {"status": "time limit" if how == "interrupted" else "killed"}
         if how == "killed":
-            server.kill()
-            server = CellServer(memory, files)
-            for previous in list(done):
-                again, how_again = server.request(
-                    {"op": "run", "code": cells[previous]["source"]}, limit
-                )
-                if how_again != "ok" or (isinstance(again, dict) and again.get("error")):
-                    done.remove(previous)
-                    outcomes[previous] = {"status": "lost on replay"}
-                    if how_again == "killed":
-                        server.kill()
-                        server = CellServer(memory, files)
+            server, failed = _restart(server, task, [cells[i]["source"] for i in done])
+            for position in failed:
+                outcomes[done[position]] = {"status": "lost on replay"}
+            done = [i for position, i in enumerate(done) if position not in failed]
     return server, outcomes
 
 
@@ -405,9 +385,8 @@ def run_task(task: dict) -> dict:
                 f"your answer was still running {limit:g} s after the grader called it"
             )
             if how == "killed":
-                server.kill()
-                ran = [c for c, o in zip(task["cells"], cells) if o.get("status") == "ok"]
-                server, _ = _run_cells({**task, "cells": ran})
+                ran = [c["source"] for c, o in zip(task["cells"], cells) if o["status"] == "ok"]
+                server, _ = _restart(server, task, ran)
         questions[question["label"]] = entry
     server.kill()
     import resource
@@ -425,7 +404,7 @@ def main(argv: list[str]) -> None:
     with open(argv[0]) as handle:
         task = json.load(handle)
     OWN_PID_NAMESPACE = bool(task.get("own_pid_namespace")) and os.getpid() <= 3
-    _drop_privileges(task.get("rlimits", {}), OWN_PID_NAMESPACE)
+    _set_limits(task.get("rlimits", {}), OWN_PID_NAMESPACE)
     out = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)

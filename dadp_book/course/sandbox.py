@@ -1,18 +1,7 @@
-"""The grading sandbox: where a submitted notebook's code runs, and what it can see.
-
-:func:`sandbox_command` wraps :mod:`.runner` in bubblewrap (``bwrap``, Debian's package
-``bubblewrap``): new PID, network, IPC and UTS namespaces (no network at all; every
-process the notebook starts dies with the sandbox), a read-only view of the operating
-system's ``/usr`` and of the Python installation only (no home folder, no ``/work``, no
-kit, no other submission, no scores), a private ``/tmp`` of bounded size that vanishes
-with the sandbox, and the one job folder (the student's cells and the runner) read-only.
-Started as root, the runner keeps two capabilities just long enough to become ``nobody``;
-otherwise bubblewrap makes an unprivileged user namespace. The runner then sets memory,
-file-size and process limits.
-
-:func:`check_sandbox` tries the sandbox once before grading; when it cannot be had,
-grading refuses unless the teacher passes ``--no-sandbox`` (:data:`UNPROTECTED` says what
-is then unprotected).
+"""The grading sandbox: :func:`sandbox_command` wraps :mod:`.runner` in bubblewrap (what it
+sees and what it may do: ``book/teaching.md``, "What the grader protects"). Started as root,
+the runner keeps two capabilities just long enough to become ``nobody``; otherwise bubblewrap
+makes an unprivileged user namespace. :func:`check_sandbox` tries it once before grading.
 """
 
 from __future__ import annotations
@@ -26,14 +15,7 @@ from pathlib import Path
 
 from dadp_book.errors import BuildError
 
-__all__ = [
-    "JOB",
-    "UNPROTECTED",
-    "bound_paths",
-    "check_outside",
-    "check_sandbox",
-    "sandbox_command",
-]
+__all__ = ["JOB", "UNPROTECTED", "bound_paths", "check_outside", "check_sandbox", "sandbox_command"]
 
 #: Where the job folder appears inside the sandbox.
 JOB = "/job"
@@ -46,18 +28,9 @@ UNPROTECTED = (
     "the notebook (patched builtins or check helpers change nothing), and limits on "
     "memory, file size and time still apply."
 )
-_ETC = (
-    "/etc/ld.so.cache",
-    "/etc/ld.so.conf",
-    "/etc/ld.so.conf.d",
-    "/etc/localtime",
-    "/etc/nsswitch.conf",
-    "/etc/passwd",
-    "/etc/group",
-    "/etc/alternatives",
-    "/etc/fonts",
-    "/etc/matplotlibrc",
-)
+_ETC = [f"/etc/{name}" for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime")]
+_ETC += [f"/etc/{name}" for name in ("nsswitch.conf", "passwd", "group", "alternatives")]
+_ETC += ["/etc/fonts", "/etc/matplotlibrc"]
 #: Size of the sandbox's private /tmp (bytes).
 TMP_BYTES = 512 * 2**20
 
@@ -184,7 +157,7 @@ def check_sandbox() -> str | None:
             "    sys.exit('network reachable')\n"
             "except OSError:\n"
             "    pass\n"
-            "import IPython, numpy\n"
+            "import IPython, numpy, psutil\n"
             "print('sandbox ok')\n"
         )
         (job / "task.json").write_text("{}")

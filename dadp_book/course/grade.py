@@ -73,9 +73,7 @@ class Submission:
 def csv_cell(value: object) -> str:
     """A CSV cell a spreadsheet shows as text: a leading ``= + - @`` (a formula) is quoted."""
     text = "" if value is None else str(value)
-    if text.startswith(_SPREADSHEET_ACTIVE):
-        return "'" + text
-    return text
+    return "'" + text if text.startswith(_SPREADSHEET_ACTIVE) else text
 
 
 def _assignment_name(path: Path) -> str | None:
@@ -141,10 +139,8 @@ def _cells(notebook: dict) -> list[dict]:
     for cell in notebook.get("cells", []):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        if cell.get("cell_type") == "markdown":
-            match = _EXERCISE.search(source)
-            if match:
-                question = match["label"]
+        if cell.get("cell_type") == "markdown" and (match := _EXERCISE.search(source)):
+            question = match["label"]
         elif cell.get("cell_type") == "code":
             lines = [line.strip() for line in source.splitlines()]
             code = [line for line in lines if line and not line.startswith("#")]

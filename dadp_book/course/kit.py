@@ -189,8 +189,7 @@ def _tests_listing(question: Question) -> str:
         f"**Tests of `{question.label}`** (the grader runs all of them; students see "
         "only the visible ones, worth no points; the hidden ones share the points)."
     ]
-    for test in question.tests:
-        parts.append(f"visible:\n\n```python\n{test}\n```")
+    parts += [f"visible:\n\n```python\n{test}\n```" for test in question.tests]
     for test, words in zip(question.hidden, question.feedback, strict=True):
         parts.append(f"hidden (feedback when it fails: *{words}*):\n\n```python\n{test}\n```")
     return "\n\n".join(parts)
@@ -199,14 +198,12 @@ def _tests_listing(question: Question) -> str:
 def _annotate_instructor(path: Path, chapter: Chapter) -> None:
     """Show every test under its question's check cell (the tests live in the metadata)."""
     notebook = nbformat.read(path, as_version=4)
-    by_label = {q.label: q for q in chapter.autograded}
+    listings = {f'grader.check("{q.label}")': _tests_listing(q) for q in chapter.autograded}
     cells = []
     for cell in notebook.cells:
         cells.append(cell)
-        source = cell.source if cell.cell_type == "code" else ""
-        for label, question in by_label.items():
-            if source.strip() == f'grader.check("{label}")':
-                cells.append(nbformat.v4.new_markdown_cell(_tests_listing(question)))
+        if cell.cell_type == "code" and cell.source.strip() in listings:
+            cells.append(nbformat.v4.new_markdown_cell(listings[cell.source.strip()]))
     notebook.cells = cells
     nbformat.write(notebook, path)
 
@@ -230,19 +227,11 @@ def _assign(root: Path, chapter: Chapter, work: Path) -> Path:
 
 
 def _write_tables(out: Path, chapters: Sequence[Chapter]) -> None:
-    manifest = {
-        "format": 1,
-        "grader": "otter-grader",
-        "chapters": {
-            c.slug: {
-                "title": c.title,
-                "questions": [
-                    {"name": q.label, "points": q.points, "manual": q.manual} for q in c.questions
-                ],
-            }
-            for c in chapters
-        },
-    }
+    listed = {}
+    for c in chapters:
+        questions = [{"name": q.label, "points": q.points, "manual": q.manual} for q in c.questions]
+        listed[c.slug] = {"title": c.title, "questions": questions}
+    manifest = {"format": 1, "grader": "otter-grader", "chapters": listed}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     with open(out / "questions.csv", "w", newline="") as handle:
         writer = csv.writer(handle)

@@ -75,40 +75,35 @@ def _exercises_section(text: str, where: str) -> list[str]:
     return lines[start + 1 : end]
 
 
-def _blocks(lines: list[str], where: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
-    """Exercise texts and solution texts by label, and the labels in order."""
+def _blocks(lines: list[str], where: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Exercise texts (in the chapter's order) and solution texts, by label."""
     exercises: dict[str, str] = {}
     solutions: dict[str, str] = {}
-    order: list[str] = []
-    i = 0
-    while i < len(lines):
-        match = _FENCE.match(lines[i])
+    rest = iter(lines)
+    for line in rest:
+        match = _FENCE.match(line)
         if not match:
-            i += 1
             continue
         fence, kind, label = match["fence"], match["kind"], match["arg"]
         body: list[str] = []
-        i += 1
-        while i < len(lines) and lines[i].rstrip() != fence:
-            option = _OPTION.match(lines[i]) if not body else None
-            if option:
-                if option["key"] == "label":
-                    label = option["value"].strip()
-            else:
-                body.append(lines[i])
-            i += 1
-        if i == len(lines):
-            raise BuildError(f"{where}: unclosed {{{kind}}} block {label!r}")
-        i += 1
-        text = "\n".join(body).strip()
-        if kind == "exercise":
-            if not label or label in exercises:
-                raise BuildError(f"{where}: exercise without a unique :label: ({label!r})")
-            exercises[label] = text
-            order.append(label)
+        for inner in rest:
+            if inner.rstrip() == fence:
+                break
+            option = _OPTION.match(inner) if not body else None
+            if option and option["key"] == "label":
+                label = option["value"].strip()
+            elif not option:
+                body.append(inner)
         else:
+            raise BuildError(f"{where}: unclosed {{{kind}}} block {label!r}")
+        text = "\n".join(body).strip()
+        if kind == "solution":
             solutions[label] = text
-    return exercises, solutions, order
+        elif not label or label in exercises:
+            raise BuildError(f"{where}: exercise without a unique :label: ({label!r})")
+        else:
+            exercises[label] = text
+    return exercises, solutions
 
 
 def _check_test(source: str, label: str, where: str) -> str:
@@ -159,7 +154,7 @@ def load_chapter(root: Path, slug: str) -> Chapter:
     """The chapter's exercises joined with ``course/<slug>.yml``, checked for consistency."""
     where = f"notebooks/{slug}.md"
     text = chapter_path(root, slug).read_text()
-    exercises, solutions, order = _blocks(_exercises_section(text, where), where)
+    exercises, solutions = _blocks(_exercises_section(text, where), where)
     sidecar = _sidecar(root, slug)
     specs = sidecar.get("questions") or {}
     side = f"course/{slug}.yml"
@@ -169,7 +164,7 @@ def load_chapter(root: Path, slug: str) -> Chapter:
     if unknown:
         raise BuildError(f"{side}: no exercise labelled {', '.join(unknown)} in {where}")
     questions = []
-    for number, label in enumerate(order, start=1):
+    for number, label in enumerate(exercises, start=1):
         spec = specs.get(label) or {}
         if not isinstance(spec, dict) or not set(spec) <= _SIDECAR_KEYS:
             raise BuildError(f"{side}: {label} takes only the keys {sorted(_SIDECAR_KEYS)}")

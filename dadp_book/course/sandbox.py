@@ -74,23 +74,13 @@ def _ancestors(path: Path) -> list[str]:
     return [str(p) for p in reversed(path.parents) if str(p) != "/"]
 
 
-def sandbox_command(job: Path, python: str | None = None) -> list[str]:
+def sandbox_command(job: Path) -> list[str]:
     """The ``bwrap`` command that runs the runner on ``job`` (see the module's docstring)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise BuildError("bubblewrap (bwrap) is not installed")
-    args = [
-        bwrap,
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--hostname",
-        "grading",
-    ]
+    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net"]
+    args += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grading"]
     if os.geteuid() == 0:  # the runner becomes nobody at once (sandbox.runner)
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
@@ -115,24 +105,15 @@ def sandbox_command(job: Path, python: str | None = None) -> list[str]:
                 made.add(ancestor)
         args += ["--ro-bind", str(folder), str(folder)]
     args += ["--ro-bind", str(job), JOB, "--chdir", "/tmp", "--clearenv"]
-    env = {
-        "HOME": "/tmp",
-        "PATH": f"{Path(python or sys.executable).parent}:/usr/bin:/bin",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": "/tmp/.matplotlib",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "LANG": "C.UTF-8",
-    }
-    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # see the machine's notes
-        if key in os.environ:
-            env[key] = os.environ[key]
+    env = {"HOME": "/tmp", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    env |= {"MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/.matplotlib", "LANG": "C.UTF-8"}
+    env |= dict.fromkeys(["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"], "1")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    keep = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")  # see the machine's notes
+    env |= {key: os.environ[key] for key in keep if key in os.environ}
     for key, value in env.items():
         args += ["--setenv", key, value]
-    python = python or sys.executable
-    return [*args, "--", python, f"{JOB}/runner.py", f"{JOB}/task.json"]
+    return [*args, "--", sys.executable, f"{JOB}/runner.py", f"{JOB}/task.json"]
 
 
 def check_sandbox() -> str | None:

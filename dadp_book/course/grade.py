@@ -21,6 +21,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from tqdm import tqdm
 
@@ -29,7 +30,7 @@ from dadp_book.course.evaluate import evaluate_question, read_bundle_tests
 from dadp_book.course.kit import MANIFEST
 from dadp_book.course.sandbox import UNPROTECTED, check_outside, check_sandbox, sandbox_command
 from dadp_book.errors import BuildError
-from dadp_book.outputs import interruptible, write_atomic
+from dadp_book.outputs import interruptible
 
 __all__ = ["COLUMNS", "MAX_TIMEOUT", "STATS", "Submission"]
 __all__ += ["csv_cell", "find_submissions", "grade_submissions"]
@@ -51,6 +52,7 @@ RESERVE_PER_HANDIN, RESERVE_MIN = 256 * 2**10, 8 * 2**20
 #: ``benchmarks/bench_course.py``; the sandbox's processes are not the grader's children).
 STATS = {"cpu": 0.0, "notebooks": 0}
 _STATS_LOCK = threading.Lock()
+_T = TypeVar("_T", list, dict)
 _SPREADSHEET_ACTIVE = ("=", "+", "-", "@", "\t", "\r", "\n")
 _OTTER_CELL = re.compile(
     r"^\s*(import otter\b.*|grader\s*=\s*otter\.Notebook\(.*\)|grader\.\w+\(.*\))\s*$"
@@ -242,10 +244,16 @@ def _process_limit() -> int:
     return mine + PROCESSES
 
 
+def _part(data: object, key: str, kind: type[_T]) -> _T:
+    """``data[key]`` if ``data`` is a dict holding a ``kind`` there, else an empty ``kind``."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, kind) else kind()
+
+
 def _cell_problems(report: dict, cells: list[dict], limit: float) -> dict[str | None, list]:
     """Per question (None: before the first exercise), ``(status, words)`` of its cells."""
     problems: dict[str | None, list] = {}
-    outcomes = report.get("cells") if isinstance(report.get("cells"), list) else []
+    outcomes = _part(report, "cells", list)
     for cell, outcome in zip(cells, outcomes, strict=False):
         status = outcome.get("status") if isinstance(outcome, dict) else None
         if status in (None, "ok"):
@@ -265,12 +273,11 @@ def _cell_problems(report: dict, cells: list[dict], limit: float) -> dict[str | 
 
 def _verdicts(report: dict, cells: list, spec: dict, tests: dict, limit: float) -> dict:
     problems = _cell_problems(report, cells, limit)
-    captured = report.get("questions") if isinstance(report.get("questions"), dict) else {}
+    captured = _part(report, "questions", dict)
     questions = {}
     for label in spec["questions"]:
-        entry = captured.get(label) if isinstance(captured.get(label), dict) else {}
-        values = entry.get("values") if isinstance(entry.get("values"), dict) else {}
-        calls = entry.get("calls") if isinstance(entry.get("calls"), dict) else {}
+        entry = _part(captured, label, dict)
+        values, calls = _part(entry, "values", dict), _part(entry, "calls", dict)
         result = evaluate_question(tests[label], values, calls)
         own = list(problems.get(label, []))
         if entry.get("problem"):
@@ -441,8 +448,9 @@ def _feedback(student: str, rows: list[dict], graded: dict, chapters: dict) -> s
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
-    text = _csv_text(header, rows)
-    write_atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8", newline=""))
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(_csv_text(header, rows), encoding="utf-8", newline="")
+    os.replace(tmp, path)
 
 
 def _write_outputs(out: Path, rows: list, book: tuple, feedback: dict, log: str) -> None:
@@ -484,7 +492,7 @@ def _account(found: list, chosen: dict, chapters: dict, slugs: list, lines: list
                 why = [s for s in found if s.problem and (s.student, s.chapter) == (student, slug)]
                 note = why[0].problem if why else "no notebook handed in"
                 status = "not graded" if why else "missing"
-                result = {"status": status, "note": note, "questions": {}}
+                result: dict = {"status": status, "note": note, "questions": {}}
                 submission = Submission(student, slug, None, why[0].file if why else "", "", result)
             else:
                 result = submission.result
@@ -547,7 +555,7 @@ def grade_submissions(
     else:
         lines.append("WARNING: " + UNPROTECTED)
     chosen = _choose(found, lines)
-    slugs = {s.chapter for s in chosen.values()}
+    slugs = {s.chapter for s in chosen.values() if s.chapter}
     specs = {s: json.loads((kit / "grading" / f"{s}.json").read_text()) for s in slugs}
     tests = {s: read_bundle_tests(kit / "autograder" / f"{s}.zip") for s in slugs}
     with tempfile.TemporaryDirectory(prefix="dadp-grade-") as work:

@@ -11,6 +11,7 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dadp_book.discovery import chapter_path, chapter_title
 from dadp_book.errors import BuildError
@@ -169,8 +170,8 @@ def load_chapter(root: Path, slug: str) -> Chapter:
         if not isinstance(spec, dict) or not set(spec) <= _SIDECAR_KEYS:
             raise BuildError(f"{side}: {label} takes only the keys {sorted(_SIDECAR_KEYS)}")
         wording = str(spec.get("text") or exercises[label]).strip()
-        common = dict(label=label, number=number, text=wording)
-        common["solution"] = solutions.get(label, "")
+        solution = solutions.get(label, "")
+        common: dict[str, Any] = dict(label=label, number=number, text=wording, solution=solution)
         if "code" not in spec:
             points = _number(spec.get("manual", 1), f"{label}: manual", side)
             rubric = str(spec.get("rubric") or "").strip()
@@ -189,18 +190,8 @@ def load_chapter(root: Path, slug: str) -> Chapter:
         tolerance = str(spec.get("tolerance") or "").strip()
         if not tolerance:
             raise BuildError(f"{side}: {label} must state its tolerance (the key 'tolerance')")
-        questions.append(
-            Question(
-                **common,
-                points=points,
-                manual=False,
-                code=code,
-                tests=tests,
-                hidden=hidden,
-                feedback=feedback,
-                tolerance=tolerance,
-            )
-        )
+        common.update(code=code, tests=tests, hidden=hidden, feedback=feedback, tolerance=tolerance)
+        questions.append(Question(**common, points=points, manual=False))
     setup = str(sidecar.get("setup") or DEFAULT_SETUP).strip("\n")
     return Chapter(slug, chapter_title(root, slug), setup, tuple(questions), text)
 

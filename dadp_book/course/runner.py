@@ -174,9 +174,8 @@ def _serve(reply_fd: int) -> None:
             if request["op"] == "run":
                 result = shell.run_cell(request["code"], store_history=False)
                 error = result.error_before_exec or result.error_in_exec
-                answer = {"error": None}
-                if error is not None:
-                    answer["error"] = [type(error).__name__, str(error)[:300]]
+                kind = None if error is None else [type(error).__name__, str(error)[:300]]
+                answer: dict[str, Any] = {"error": kind}
             else:
                 answer = _capture(shell.user_ns, request)
         except KeyboardInterrupt:
@@ -204,9 +203,7 @@ def _capture(namespace: dict, request: dict) -> dict:
             encoded = {"x": [type(value).__name__[:100], "too large to grade"]}
         values[name] = encoded
         if callable(value) and name in request["probes"]:
-            calls[name] = {}
-            for args in request["probes"][name]:
-                calls[name][call_key(args)] = _call(value, args)
+            calls[name] = {call_key(args): _call(value, args) for args in request["probes"][name]}
     return {"values": values, "calls": calls}
 
 

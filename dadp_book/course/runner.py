@@ -37,6 +37,8 @@ _MAX_DEPTH = 20
 #: process there but its init is the student's, and may be killed.
 OWN_PID_NAMESPACE = False
 _NUMERIC_KINDS = "biufc"
+_CONTAINERS: dict[str, type] = {"l": list, "t": tuple, "set": set, "fs": frozenset}
+_TAGS = {kind: tag for tag, kind in _CONTAINERS.items()}
 
 
 class Opaque:
@@ -72,10 +74,9 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {"c": [repr(value.real), repr(value.imag)]}
     if type(value) is str:
         return {"s": value}
-    kinds = {list: "l", tuple: "t", set: "set", frozenset: "fs"}
-    if type(value) in kinds:
+    if type(value) in _TAGS:
         items = sorted(value, key=repr) if type(value) in (set, frozenset) else value
-        return {kinds[type(value)]: [encode(v, depth + 1) for v in items]}
+        return {_TAGS[type(value)]: [encode(v, depth + 1) for v in items]}
     if type(value) is dict:
         return {"d": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if callable(value):
@@ -104,16 +105,14 @@ def decode(data: Any, depth: int = 0) -> Any:
         return complex(float(body[0]), float(body[1]))
     if tag == "s":
         return str(body)
-    if tag in ("l", "t", "set", "fs", "ao"):
-        items = [decode(v, depth + 1) for v in body]
-        kind = {"l": list, "t": tuple, "set": set, "fs": frozenset, "ao": list}[tag]
-        if tag == "ao":
-            import numpy as np
+    if tag in _CONTAINERS:
+        return _CONTAINERS[tag]([decode(v, depth + 1) for v in body])
+    if tag == "ao":
+        import numpy as np
 
-            array = np.empty(len(items), dtype=object)
-            array[:] = items
-            return array
-        return kind(items)
+        array = np.empty(len(body), dtype=object)
+        array[:] = [decode(v, depth + 1) for v in body]
+        return array
     if tag == "d":
         return {decode(k, depth + 1): decode(v, depth + 1) for k, v in body}
     if tag in ("a", "ns"):

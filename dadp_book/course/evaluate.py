@@ -147,8 +147,7 @@ def evaluate_question(test_source: str, values: dict, calls: dict) -> QuestionRe
         if case.passed:
             continue
         kind = "hidden" if case.test_case.hidden else "visible"
-        function = getattr(case.test_case.body, "test_func", None)
-        name = getattr(function, "__name__", case.test_case.name)
+        name = case.test_case.body.test_func.__name__
         lines = [line.strip() for line in str(case.message).splitlines() if line.strip()]
         result.failed.append(f"{kind} {name}: {' '.join(lines[-2:])}"[:300])
         if case.test_case.hidden:

@@ -17,6 +17,7 @@ dtypes only), containers their kind; anything else becomes an opaque marker.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -245,10 +246,8 @@ def _kill_others() -> None:
         if not others:
             return
         for process in others:
-            try:
+            with contextlib.suppress(psutil.Error):
                 process.kill()
-            except psutil.Error:
-                pass
         psutil.wait_procs(others, timeout=0.05)
 
 
@@ -279,16 +278,11 @@ class CellServer:
         deadline = time.monotonic() + seconds
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([self._fd], [], [], left)
-            if not ready:
+            if left <= 0 or not select.select([self._fd], [], [], left)[0]:
                 return None
             chunk = os.read(self._fd, 1 << 20)
-            if not chunk:
-                return None
             self._buffer += chunk
-            if len(self._buffer) > 64 * MAX_VALUE_CHARS:
+            if not chunk or len(self._buffer) > 64 * MAX_VALUE_CHARS:
                 return None
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
@@ -315,10 +309,8 @@ class CellServer:
 
     def kill(self) -> None:
         """Stop the server and everything it started (in the sandbox: every other process)."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if OWN_PID_NAMESPACE:
             _kill_others()
         self.process.wait()

@@ -184,7 +184,7 @@ class _Grader:
             command = [sys.executable, str(job / "runner.py"), str(job / "task.json")]
         budget = self.limit * (2 * len(task["cells"]) + len(task["questions"]) + 2) + 120
         with tempfile.TemporaryFile() as out:
-            try:  # on time out, the sandbox is killed: every process in it dies with it
+            try:  # a runner past its time is killed (bwrap --die-with-parent: all it started)
                 subprocess.run(
                     command,
                     stdin=subprocess.DEVNULL,

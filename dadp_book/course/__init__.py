@@ -1,11 +1,5 @@
-"""The course kit: student notebooks, instructor notebooks and autograder bundles built
-from the chapters' exercises with otter-grader, and local batch grading of submissions.
-
-- ``questions``: a chapter's exercises joined with its sidecar ``course/<slug>.yml``
-- ``markdown``: MyST exercise text -> Markdown that plain Jupyter renders
-- ``kit``: ``dadp-book course``: otter master notebooks -> ``otter assign`` -> the kit folder
-- ``grade``: ``dadp-book grade``: every hand-in, sandboxed runs, scores, gradebook, feedback
-- ``sandbox``, ``runner``: where and how a notebook runs; ``evaluate``: the verdicts
+"""The course kit (``dadp-book course``) and local batch grading (``dadp-book grade``) with
+otter-grader; ARCHITECTURE.md ("The course kit") maps its modules.
 """
 
 from dadp_book.course.grade import grade_submissions

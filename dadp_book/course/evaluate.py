@@ -1,13 +1,10 @@
 """Verdicts outside the notebook: the autograder bundle's tests run on the values it produced.
 
-The grader's own process never runs student code. It reads a chapter's test files from its
-autograder bundle (otter's exception-based format, loaded with otter's public
-``ExceptionTestFile``) and runs them, with otter's scoring, on the values the sandbox
-reported (decoded by :func:`.runner.decode` into plain Python and numpy values). A function
-answer becomes a :class:`RecordedFunction`: it answers the calls the sandbox made at the
-inputs the tests use (:func:`discover_probes` finds them when the kit is built, by running
-the tests on the solution), so patched builtins, a patched check helper or anything else a
-notebook does to its own interpreter cannot change a verdict.
+The tests (otter's exception-based format, loaded with otter's public ``ExceptionTestFile``)
+run with otter's scoring on the values the sandbox reported (:func:`.runner.decode`). A
+function answer is a :class:`RecordedFunction`, answering the calls the sandbox made at the
+inputs the tests use (:func:`discover_probes` finds them on the solution when the kit is
+built), so nothing a notebook does to its own interpreter can change a verdict.
 """
 
 from __future__ import annotations
@@ -21,15 +18,8 @@ from typing import Any
 
 from dadp_book.course.runner import Opaque, call_key, decode, encode
 
-__all__ = [
-    "QuestionResult",
-    "RecordedFunction",
-    "UnprobedCall",
-    "discover_probes",
-    "evaluate_question",
-    "read_bundle_tests",
-    "test_arguments",
-]
+__all__ = ["QuestionResult", "RecordedFunction", "UnprobedCall", "discover_probes"]
+__all__ += ["evaluate_question", "read_bundle_tests", "test_arguments"]
 
 
 class UnprobedCall(RuntimeError):
@@ -44,7 +34,7 @@ class RecordedFunction:
         self._calls = calls
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        key = call_key([[encode(a) for a in args], {k: encode(v) for k, v in kwargs.items()}])
+        key = call_key(_encode_call(args, kwargs))
         if key not in self._calls:
             raise UnprobedCall(f"{self.__name__} was not called at this input while grading")
         outcome = self._calls[key]
@@ -64,27 +54,33 @@ class _Recorder:
         self.__name__ = getattr(function, "__name__", "function")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        encoded = [[encode(a) for a in args], {k: encode(v) for k, v in kwargs.items()}]
+        encoded = _encode_call(args, kwargs)
         if encoded not in self._calls:
             self._calls.append(encoded)
         return self._function(*args, **kwargs)
 
 
-def test_arguments(source: str) -> list[str]:
-    """The names a test function takes (the student's variables it checks)."""
+def _encode_call(args: tuple, kwargs: dict[str, Any]) -> list:
+    return [[encode(a) for a in args], {k: encode(v) for k, v in kwargs.items()}]
+
+
+def _test_function(source: str) -> Callable:
     namespace: dict = {}
     exec(source, namespace)
     (function,) = [v for k, v in namespace.items() if k.startswith("test") and callable(v)]
-    return list(inspect.signature(function).parameters)
+    return function
+
+
+def test_arguments(source: str) -> list[str]:
+    """The names a test function takes (the student's variables it checks)."""
+    return list(inspect.signature(_test_function(source)).parameters)
 
 
 def discover_probes(env: dict, tests: list[str]) -> dict[str, list]:
     """Every input at which ``tests`` call a function of ``env`` (the solution's values)."""
     probes: dict[str, list] = {}
     for source in tests:
-        namespace: dict = {}
-        exec(source, namespace)
-        (function,) = [v for k, v in namespace.items() if k.startswith("test") and callable(v)]
+        function = _test_function(source)
         arguments = {}
         for name in inspect.signature(function).parameters:
             value = env.get(name)
@@ -136,7 +132,8 @@ def evaluate_question(test_source: str, values: dict, calls: dict) -> QuestionRe
     env = _environment(values, calls)
     test_file.run(env)
     result = QuestionResult(float(test_file.score), float(test_file.possible))
-    names = {n for case in test_file.test_cases for n in case.body._get_func_params()}
+    functions = [case.body.test_func for case in test_file.test_cases]
+    names = {n for function in functions for n in inspect.signature(function).parameters}
     unanswered = sorted(n for n in names if isinstance(env.get(n), Opaque) and
                         env[n].type_name == "ellipsis")  # fmt: skip
     missing = sorted(n for n in names if n not in env)
@@ -150,8 +147,7 @@ def evaluate_question(test_source: str, values: dict, calls: dict) -> QuestionRe
         if case.passed:
             continue
         kind = "hidden" if case.test_case.hidden else "visible"
-        function = getattr(case.test_case.body, "test_func", None)
-        name = getattr(function, "__name__", case.test_case.name)
+        name = case.test_case.body.test_func.__name__
         lines = [line.strip() for line in str(case.message).splitlines() if line.strip()]
         result.failed.append(f"{kind} {name}: {' '.join(lines[-2:])}"[:300])
         if case.test_case.hidden:

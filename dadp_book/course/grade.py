@@ -1,28 +1,13 @@
 """``dadp-book grade``: a folder of hand-ins -> scores, a gradebook and feedback for students.
 
-Every file handed in is accounted for. A notebook is copied into a job folder of its own
-and run in the grading sandbox (:mod:`.sandbox`, :mod:`.runner`), ``jobs`` at a time: each
-cell has ``timeout`` seconds (a runaway cell costs its own question; the others still run),
-and what comes back is data, the values the notebook produced. The verdicts are computed
-here, outside the sandbox, by the kit's tests (:mod:`.evaluate`). A file that is not a
-notebook, an empty folder or an unreadable notebook gets rows scoring 0 with the reason,
-and a line in the output.
-
-Submissions: ``SUBMISSIONS/<student>/<notebook>.ipynb`` (the student is the folder), or
-``SUBMISSIONS/<name>.ipynb`` (the student is the file name without the chapter's slug or
-number). The chapter is read from the notebook (otter's ``assignment_name``), else from
-its file name.
-
-Outputs, beside ``--out`` (``scores.csv``): ``scores.csv`` (one row per student and
-question, for the teacher: failed tests in detail), ``scores-gradebook.csv`` (one row per
-student: each chapter's autograded points and the total, for Canvas or Moodle),
-``scores-feedback/<student>.md`` (for the student: points and what is wrong, in words, no
-test code and no expected value) and ``scores.log`` (one line per hand-in).
+Every file handed in is accounted for (a file that cannot be graded gets rows scoring 0 with
+the reason); each notebook runs in the sandbox (:mod:`.sandbox`, :mod:`.runner`) and is
+scored outside it (:mod:`.evaluate`). The submissions' layout and the outputs are described
+in ``book/teaching.md`` ("The course kit").
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -30,13 +15,13 @@ import math
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from tqdm import tqdm
 
@@ -47,15 +32,8 @@ from dadp_book.course.sandbox import UNPROTECTED, check_outside, check_sandbox, 
 from dadp_book.errors import BuildError
 from dadp_book.outputs import interruptible
 
-__all__ = [
-    "COLUMNS",
-    "STATS",
-    "MAX_TIMEOUT",
-    "Submission",
-    "csv_cell",
-    "find_submissions",
-    "grade_submissions",
-]
+__all__ = ["COLUMNS", "MAX_TIMEOUT", "STATS", "Submission"]
+__all__ += ["csv_cell", "find_submissions", "grade_submissions"]
 
 COLUMNS = ("student", "chapter", "question", "score", "possible", "status", "note", "file")
 #: The longest time limit per cell accepted (seconds): a day.
@@ -74,6 +52,7 @@ RESERVE_PER_HANDIN, RESERVE_MIN = 256 * 2**10, 8 * 2**20
 #: ``benchmarks/bench_course.py``; the sandbox's processes are not the grader's children).
 STATS = {"cpu": 0.0, "notebooks": 0}
 _STATS_LOCK = threading.Lock()
+_T = TypeVar("_T", list, dict)
 _SPREADSHEET_ACTIVE = ("=", "+", "-", "@", "\t", "\r", "\n")
 _OTTER_CELL = re.compile(
     r"^\s*(import otter\b.*|grader\s*=\s*otter\.Notebook\(.*\)|grader\.\w+\(.*\))\s*$"
@@ -96,9 +75,7 @@ class Submission:
 def csv_cell(value: object) -> str:
     """A CSV cell a spreadsheet shows as text: a leading ``= + - @`` (a formula) is quoted."""
     text = "" if value is None else str(value)
-    if text.startswith(_SPREADSHEET_ACTIVE):
-        return "'" + text
-    return text
+    return "'" + text if text.startswith(_SPREADSHEET_ACTIVE) else text
 
 
 def _assignment_name(path: Path) -> str | None:
@@ -140,11 +117,9 @@ def find_submissions(folder: Path, slugs: list[str]) -> list[Submission]:
             continue
         if path.is_dir():
             if len(relative.parts) == 1 and not any(path.iterdir()):
-                found.append(
-                    Submission(
-                        path.name, None, None, relative.as_posix() + "/", "the folder is empty"
-                    )
-                )
+                empty = Submission(path.name, None, None, relative.as_posix() + "/")
+                empty.problem = "the folder is empty"
+                found.append(empty)
             continue
         chapter = _chapter_of(path, slugs)
         student = _student_of(path, folder, chapter)
@@ -166,17 +141,12 @@ def _cells(notebook: dict) -> list[dict]:
     for cell in notebook.get("cells", []):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        if cell.get("cell_type") == "markdown":
-            match = _EXERCISE.search(source)
-            if match:
-                question = match["label"]
+        if cell.get("cell_type") == "markdown" and (match := _EXERCISE.search(source)):
+            question = match["label"]
         elif cell.get("cell_type") == "code":
-            lines = [
-                line
-                for line in source.splitlines()
-                if line.strip() and not line.strip().startswith("#")
-            ]
-            if lines and all(_OTTER_CELL.match(line) for line in lines):
+            lines = [line.strip() for line in source.splitlines()]
+            code = [line for line in lines if line and not line.startswith("#")]
+            if code and all(_OTTER_CELL.match(line) for line in code):
                 continue  # otter's own cells: the grader never runs the student's checks
             cells.append({"source": source, "question": question})
     return cells
@@ -193,33 +163,13 @@ def _read_notebook(path: Path) -> dict:
 
 @dataclass
 class _Grader:
-    kit: Path
+    """Grades one notebook of a chapter whose grading spec and test files it holds."""
+
     limit: float
     sandboxed: bool
     work: Path
-    specs: dict[str, dict] = field(default_factory=dict)
-    tests: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def load(self, slugs: set[str]) -> None:
-        """Read the chapters' grading specs and test files (before any thread starts)."""
-        for slug in slugs:
-            self.specs[slug] = json.loads((self.kit / "grading" / f"{slug}.json").read_text())
-            self.tests[slug] = read_bundle_tests(self.kit / "autograder" / f"{slug}.zip")
-
-    def chapter(self, slug: str) -> tuple[dict, dict[str, str]]:
-        return self.specs[slug], self.tests[slug]
-
-    def task(self, cells: list[dict], spec: dict) -> dict:
-        questions = [{"label": label, **q} for label, q in spec["questions"].items()]
-        return {
-            "own_pid_namespace": self.sandboxed,
-            "seconds": self.limit,
-            "memory": MEMORY_BYTES,
-            "file_size": FILE_BYTES,
-            "rlimits": {"RLIMIT_NPROC": _process_limit(self.sandboxed)},
-            "cells": cells,
-            "questions": questions,
-        }
+    specs: dict[str, dict]
+    tests: dict[str, dict[str, str]]
 
     def run(self, job: Path, task: dict) -> dict | None:
         """Run the task in the sandbox; its report, or None if it ran out of time."""
@@ -232,31 +182,26 @@ class _Grader:
             command = sandbox_command(job)
         else:
             command = [sys.executable, str(job / "runner.py"), str(job / "task.json")]
-        cells, questions = len(task["cells"]), len(task["questions"])
-        budget = self.limit * (2 * cells + questions + 2) + 120
+        budget = self.limit * (2 * len(task["cells"]) + len(task["questions"]) + 2) + 120
         with tempfile.TemporaryFile() as out:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.DEVNULL,
-                cwd=job,
-                start_new_session=True,
-            )
-            try:
-                process.wait(timeout=budget)
+            try:  # a runner past its time is killed (bwrap --die-with-parent: all it started)
+                subprocess.run(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.DEVNULL,
+                    cwd=job,
+                    start_new_session=True,
+                    timeout=budget,
+                )
             except subprocess.TimeoutExpired:
                 return None
-            finally:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
             out.seek(0)
             data = out.read(64 * runner_module.MAX_VALUE_CHARS)
         try:
             report = json.loads(data.decode("utf-8", "replace").strip().splitlines()[-1])
         except (ValueError, IndexError):
-            return {"cells": [], "questions": {}, "broken": True}
+            report = None
         if not isinstance(report, dict):
             return {"cells": [], "questions": {}}
         cpu = report.get("cpu")
@@ -267,22 +212,30 @@ class _Grader:
 
     def grade(self, submission: Submission, index: int) -> dict:
         """``{"status", "note", "questions": {label: {...}}}`` for one notebook."""
+        assert submission.path is not None and submission.chapter is not None
         try:
             notebook = _read_notebook(submission.path)
         except (OSError, ValueError, UnicodeDecodeError) as error:
             note = f"not a readable notebook ({type(error).__name__}: {str(error)[:200]})"
             return {"status": "failed", "note": note, "questions": {}}
-        spec, tests = self.chapter(submission.chapter)
+        spec = self.specs[submission.chapter]
         cells = _cells(notebook)
-        task = self.task(cells, spec)
+        task = {
+            "own_pid_namespace": self.sandboxed,
+            "seconds": self.limit,
+            "limits": {"RLIMIT_AS": MEMORY_BYTES, "RLIMIT_FSIZE": FILE_BYTES},
+            "rlimits": {"RLIMIT_NPROC": _process_limit()},
+            "cells": cells,
+            "questions": [{"label": label, **q} for label, q in spec["questions"].items()],
+        }
         report = self.run(self.work / f"job-{index}", task)
         if report is None:
             note = "still running far past its time limits: stopped, nothing graded"
             return {"status": "stopped", "note": note, "questions": {}}
-        return _verdicts(report, cells, spec, tests, self.limit)
+        return _verdicts(report, cells, spec, self.tests[submission.chapter], self.limit)
 
 
-def _process_limit(sandboxed: bool) -> int:
+def _process_limit() -> int:
     if os.geteuid() == 0:
         return PROCESSES  # the runner becomes nobody: its own count
     import psutil
@@ -291,10 +244,16 @@ def _process_limit(sandboxed: bool) -> int:
     return mine + PROCESSES
 
 
+def _part(data: object, key: str, kind: type[_T]) -> _T:
+    """``data[key]`` if ``data`` is a dict holding a ``kind`` there, else an empty ``kind``."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, kind) else kind()
+
+
 def _cell_problems(report: dict, cells: list[dict], limit: float) -> dict[str | None, list]:
     """Per question (None: before the first exercise), ``(status, words)`` of its cells."""
     problems: dict[str | None, list] = {}
-    outcomes = report.get("cells") if isinstance(report.get("cells"), list) else []
+    outcomes = _part(report, "cells", list)
     for cell, outcome in zip(cells, outcomes, strict=False):
         status = outcome.get("status") if isinstance(outcome, dict) else None
         if status in (None, "ok"):
@@ -314,21 +273,19 @@ def _cell_problems(report: dict, cells: list[dict], limit: float) -> dict[str | 
 
 def _verdicts(report: dict, cells: list, spec: dict, tests: dict, limit: float) -> dict:
     problems = _cell_problems(report, cells, limit)
-    captured = report.get("questions") if isinstance(report.get("questions"), dict) else {}
+    captured = _part(report, "questions", dict)
     questions = {}
     for label in spec["questions"]:
-        entry = captured.get(label) if isinstance(captured.get(label), dict) else {}
-        values = entry.get("values") if isinstance(entry.get("values"), dict) else {}
-        calls = entry.get("calls") if isinstance(entry.get("calls"), dict) else {}
+        entry = _part(captured, label, dict)
+        values, calls = _part(entry, "values", dict), _part(entry, "calls", dict)
         result = evaluate_question(tests[label], values, calls)
         own = list(problems.get(label, []))
         if entry.get("problem"):
             own.append(("time limit", str(entry["problem"])[:200]))
-        status = own[0][0] if own else "ok"
         questions[label] = {
             "score": result.score,
             "possible": result.possible,
-            "status": status,
+            "status": own[0][0] if own else "ok",
             "failed": result.failed,
             "feedback": result.feedback,
             "problems": [words for _, words in own],
@@ -342,6 +299,7 @@ def _verdicts(report: dict, cells: list, spec: dict, tests: dict, limit: float) 
 
 
 def _grade_all(grader: _Grader, tasks: list[Submission], jobs: int, progress: bool) -> None:
+    """Grade ``tasks`` on ``jobs`` daemon threads (an interrupt leaves them to die with us)."""
     pending = list(enumerate(tasks))
     lock = threading.Lock()
     failures: list[BaseException] = []
@@ -373,35 +331,25 @@ def _grade_all(grader: _Grader, tasks: list[Submission], jobs: int, progress: bo
 
 
 def _rows(submission: Submission, questions: list[dict]) -> list[dict]:
+    """One row of ``COLUMNS`` per question of the submission's chapter."""
     result = submission.result
     graded = result.get("questions", {})
     rows = []
     for question in questions:
-        name, possible = question["name"], question["points"]
-        row = {
-            "student": submission.student,
-            "chapter": submission.chapter,
-            "question": name,
-            "possible": f"{possible:g}",
-            "file": submission.file,
-        }
+        name = question["name"]
         if question["manual"]:
-            row.update(score="", status="manual", note="graded by hand")
+            score, status, note = "", "manual", "graded by hand"
         elif name in graded:
             mine = graded[name]
             parts = [result.get("note", ""), *mine["problems"], *mine["failed"]]
-            row.update(
-                score=f"{mine['score']:g}",
-                status=mine["status"] if mine["status"] != "ok" else result["status"],
-                note="; ".join(p for p in parts if p),
-            )
+            score, note = f"{mine['score']:g}", "; ".join(p for p in parts if p)
+            status = mine["status"] if mine["status"] != "ok" else result["status"]
         else:
-            row.update(
-                score="0",
-                status=result.get("status", "failed"),
-                note=result.get("note") or "not graded",
-            )
-        rows.append(row)
+            score, status = "0", result.get("status", "failed")
+            note = result.get("note") or "not graded"
+        possible = f"{question['points']:g}"
+        values = (submission.student, submission.chapter, name, score, possible, status)
+        rows.append(dict(zip(COLUMNS, (*values, note, submission.file), strict=True)))
     return rows
 
 
@@ -416,16 +364,6 @@ def _check_options(jobs: object, limit: object) -> float:
             f"(a day), not {limit!r}"
         )
     return float(limit)
-
-
-def _outputs(out: Path) -> dict[str, Path]:
-    stem = out.with_suffix("")
-    return {
-        "scores": out,
-        "gradebook": stem.with_name(stem.name + "-gradebook.csv"),
-        "feedback": stem.with_name(stem.name + "-feedback"),
-        "log": out.with_suffix(".log"),
-    }
 
 
 def _check_out(out: Path, kit: Path, submissions: Path, count: int) -> None:
@@ -455,13 +393,11 @@ def _check_out(out: Path, kit: Path, submissions: Path, count: int) -> None:
         )
 
 
-def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([csv_cell(h) for h in header])
-        writer.writerows([[csv_cell(v) for v in row] for row in rows])
-    os.replace(tmp, path)
+def _csv_text(header: list[str], rows: list[list]) -> str:
+    """CSV text with every cell through :func:`csv_cell`."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows([[csv_cell(v) for v in row] for row in [header, *rows]])
+    return buffer.getvalue()
 
 
 def _gradebook(rows: list[dict], chapters: dict, slugs: list[str]) -> tuple[list, list]:
@@ -486,12 +422,8 @@ def _feedback(student: str, rows: list[dict], graded: dict, chapters: dict) -> s
         auto = [r for r in mine if r["status"] != "manual"]
         got = sum(float(r["score"] or 0) for r in auto)
         possible = sum(float(r["possible"]) for r in auto)
-        lines += [
-            f"## {chapters[slug]['title']} ({slug})",
-            "",
-            f"Autograded: **{got:g} of {possible:g} points**.",
-            "",
-        ]
+        lines += [f"## {chapters[slug]['title']} ({slug})", ""]
+        lines += [f"Autograded: **{got:g} of {possible:g} points**.", ""]
         numbers = {q["name"]: i for i, q in enumerate(chapters[slug]["questions"], start=1)}
         for row in mine:
             head = f"- **Exercise {numbers.get(row['question'], '?')}** (`{row['question']}`): "
@@ -500,15 +432,13 @@ def _feedback(student: str, rows: list[dict], graded: dict, chapters: dict) -> s
                 lines.append(head + f"graded by hand by your teacher ({row['possible']} {unit}).")
                 continue
             lines.append(head + f"{row['score']} of {row['possible']} points.")
-            result = graded.get((student, slug), {})
-            detail = result.get("questions", {}).get(row["question"])
+            detail = graded.get((student, slug), {}).get("questions", {}).get(row["question"])
             words = []
             if detail:
                 words += detail["problems"] + detail["feedback"]
             elif row["status"] in ("missing", "failed", "stopped", "not graded"):
                 words.append(row["note"])
-            for word in dict.fromkeys(words):
-                lines.append(f"  - {word}")
+            lines += [f"  - {word}" for word in dict.fromkeys(words)]
         lines.append("")
     lines.append(
         "Points of autograded questions come from hidden tests with the tolerance each "
@@ -517,18 +447,66 @@ def _feedback(student: str, rows: list[dict], graded: dict, chapters: dict) -> s
     return "\n".join(lines) + "\n"
 
 
-def _safe_name(student: str) -> str:
-    return re.sub(r"[^\w.-]", "_", student).lstrip(".") or "student"
+def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(_csv_text(header, rows), encoding="utf-8", newline="")
+    os.replace(tmp, path)
 
 
-def _write_outputs(paths: dict, rows: list, book: tuple, feedback: dict, log: str) -> None:
-    _write_csv(paths["scores"], list(COLUMNS), [[r[c] for c in COLUMNS] for r in rows])
-    _write_csv(paths["gradebook"], *book)
-    folder = paths["feedback"]
+def _write_outputs(out: Path, rows: list, book: tuple, feedback: dict, log: str) -> None:
+    """``out`` (the scores), ``-gradebook.csv``, ``-feedback/<student>.md`` and ``.log``."""
+    stem = out.with_suffix("")
+    _write_csv(out, list(COLUMNS), [[r[c] for c in COLUMNS] for r in rows])
+    _write_csv(stem.with_name(stem.name + "-gradebook.csv"), *book)
+    folder = stem.with_name(stem.name + "-feedback")
     folder.mkdir(exist_ok=True)
     for student, text in feedback.items():
-        (folder / f"{_safe_name(student)}.md").write_text(text, encoding="utf-8")
-    paths["log"].write_text(log, encoding="utf-8")
+        name = re.sub(r"[^\w.-]", "_", student).lstrip(".") or "student"
+        (folder / f"{name}.md").write_text(text, encoding="utf-8")
+    out.with_suffix(".log").write_text(log, encoding="utf-8")
+
+
+def _choose(found: list[Submission], lines: list[str]) -> dict[tuple, Submission]:
+    """The notebook graded per student and chapter; the others get their problem and a line."""
+    chosen: dict[tuple, Submission] = {}
+    for submission in found:
+        key = (submission.student, submission.chapter)
+        if submission.problem:
+            lines.append(f"{submission.file}: {submission.problem}")
+        elif key in chosen:
+            first = chosen[key].file
+            submission.problem = f"a second notebook for this chapter ({first} is graded)"
+            lines.append(f"{submission.file}: {submission.problem}; not graded")
+        else:
+            chosen[key] = submission
+    return chosen
+
+
+def _account(found: list, chosen: dict, chapters: dict, slugs: list, lines: list[str]) -> list:
+    """Every student's rows for the chapters ``slugs``; a line per hand-in with trouble."""
+    rows: list[dict] = []
+    for student in dict.fromkeys(s.student for s in found):
+        for slug in slugs:
+            submission = chosen.get((student, slug))
+            if submission is None:
+                why = [s for s in found if s.problem and (s.student, s.chapter) == (student, slug)]
+                note = why[0].problem if why else "no notebook handed in"
+                status = "not graded" if why else "missing"
+                result: dict = {"status": status, "note": note, "questions": {}}
+                submission = Submission(student, slug, None, why[0].file if why else "", "", result)
+            else:
+                result = submission.result
+                troubles = [q for q in result["questions"].values() if q["status"] != "ok"]
+                if result["status"] != "ok" or troubles:
+                    words = [result.get("note", "")] + [p for q in troubles for p in q["problems"]]
+                    detail = "; ".join(w for w in words if w)
+                    status = result["status"] if result["status"] != "ok" else troubles[0]["status"]
+                    lines.append(f"{submission.file}: {status}: {detail}")
+            rows += _rows(submission, chapters[slug]["questions"])
+        for extra in (s for s in found if s.student == student and s.chapter is None):
+            values = (student, "", "", "0", "0", "not graded", extra.problem, extra.file)
+            rows.append(dict(zip(COLUMNS, values, strict=True)))
+    return rows
 
 
 def grade_submissions(
@@ -541,8 +519,7 @@ def grade_submissions(
     progress: bool = False,
     sandbox: bool = True,
 ) -> tuple[list[dict], list[str]]:
-    """Grade every hand-in in ``submissions`` against the kit; write the outputs (see the
-    module's docstring) beside ``out``.
+    """Grade every hand-in in ``submissions`` against the kit; write the outputs beside ``out``.
 
     Returns the rows (one per student and question of every chapter handed in; a student
     who handed in nothing for such a chapter gets rows with status ``missing``) and one line
@@ -562,8 +539,7 @@ def grade_submissions(
     if not (kit / "grading").is_dir():
         raise BuildError(f"{kit} was built by an older dadp-book: build the kit again")
     chapters = manifest["chapters"]
-    slugs = list(chapters)
-    found = find_submissions(submissions, slugs)
+    found = find_submissions(submissions, list(chapters))
     if not found:
         raise BuildError(f"nothing handed in: {submissions} is empty")
     _check_out(out, kit, submissions, len(found))
@@ -578,76 +554,26 @@ def grade_submissions(
             )
     else:
         lines.append("WARNING: " + UNPROTECTED)
-    chosen: dict[tuple[str, str], Submission] = {}
-    unreadable: list[Submission] = []
-    for submission in found:
-        if submission.problem:
-            unreadable.append(submission)
-            lines.append(f"{submission.file}: {submission.problem}")
-        elif (submission.student, submission.chapter) in chosen:
-            first = chosen[submission.student, submission.chapter].file
-            submission.problem = f"a second notebook for this chapter ({first} is graded)"
-            unreadable.append(submission)
-            lines.append(f"{submission.file}: {submission.problem}; not graded")
-        else:
-            chosen[submission.student, submission.chapter] = submission
+    chosen = _choose(found, lines)
+    slugs = {s.chapter for s in chosen.values() if s.chapter}
+    specs = {s: json.loads((kit / "grading" / f"{s}.json").read_text()) for s in slugs}
+    tests = {s: read_bundle_tests(kit / "autograder" / f"{s}.zip") for s in slugs}
     with tempfile.TemporaryDirectory(prefix="dadp-grade-") as work:
-        grader = _Grader(kit, limit, sandbox, Path(work))
-        grader.load({s.chapter for s in chosen.values()})
+        grader = _Grader(limit, sandbox, Path(work), specs, tests)
         _grade_all(grader, list(chosen.values()), jobs, progress)
-    students = list(dict.fromkeys(s.student for s in found))
-    submitted = [c for c in slugs if any(s.chapter == c for s in found)]
-    rows: list[dict] = []
-    log = []
-    for student in students:
-        for slug in submitted:
-            submission = chosen.get((student, slug))
-            if submission is None:
-                why = [s for s in unreadable if s.student == student and s.chapter == slug]
-                note = why[0].problem if why else "no notebook handed in"
-                status = "not graded" if why else "missing"
-                result = {"status": status, "note": note, "questions": {}}
-                submission = Submission(student, slug, None, why[0].file if why else "", "", result)
-            else:
-                result = submission.result
-                troubles = [q for q in result["questions"].values() if q["status"] != "ok"]
-                if result["status"] != "ok" or troubles:
-                    words = [result.get("note", "")] + [p for q in troubles for p in q["problems"]]
-                    detail = "; ".join(w for w in words if w)
-                    status = result["status"] if result["status"] != "ok" else troubles[0]["status"]
-                    lines.append(f"{submission.file}: {status}: {detail}")
-            rows += _rows(submission, chapters[slug]["questions"])
-        for extra in (s for s in unreadable if s.student == student and s.chapter is None):
-            rows.append(
-                {
-                    "student": student,
-                    "chapter": "",
-                    "question": "",
-                    "score": "0",
-                    "possible": "0",
-                    "status": "not graded",
-                    "note": extra.problem,
-                    "file": extra.file,
-                }
-            )
-    for submission in found:
-        log.append(
-            f"{submission.file or submission.student}: "
-            f"{submission.problem or submission.result.get('status', '')}"
-        )
+    submitted = [c for c in chapters if any(s.chapter == c for s in found)]
+    rows = _account(found, chosen, chapters, submitted, lines)
+    log = [f"{s.file or s.student}: {s.problem or s.result.get('status', '')}" for s in found]
     graded = {(s.student, s.chapter): s.result for s in chosen.values()}
+    students = dict.fromkeys(s.student for s in found)
     feedback = {
         s: _feedback(s, [r for r in rows if r["student"] == s], graded, chapters) for s in students
     }
     book = _gradebook(rows, chapters, submitted)
     try:
-        _write_outputs(_outputs(out), rows, book, feedback, "\n".join(lines + log) + "\n")
+        _write_outputs(out, rows, book, feedback, "\n".join(lines + log) + "\n")
     except OSError as error:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(COLUMNS)
-        writer.writerows([[csv_cell(r[c]) for c in COLUMNS] for r in rows])
-        sys.stdout.write(buffer.getvalue())
+        sys.stdout.write(_csv_text(list(COLUMNS), [[r[c] for c in COLUMNS] for r in rows]))
         raise BuildError(
             f"could not write the scores to {out} ({error.strerror or error}): they are "
             "printed above; free some space and grade again"

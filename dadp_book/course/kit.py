@@ -1,23 +1,8 @@
 """``dadp-book course``: the course kit, built with otter-grader's ``otter assign``.
 
-For each chapter, :func:`master_notebook` writes an otter *master notebook* (the chapter's
-exercise texts and solution prose, the sidecar's answer cells and tests, in otter's
-``# BEGIN QUESTION`` ... ``# END QUESTION`` format); ``otter assign`` turns it into the
-student notebook (solutions and hidden tests removed, a check cell under every answer and a
-"check all" cell at the end), the instructor notebook (solutions, every test) and the
-autograder bundle (a zip of every test). The kit folder:
-
-- ``student/<slug>.ipynb``, ``student/requirements.txt``, ``student/README.md``: what
-  students receive;
-- ``instructor/<slug>.ipynb`` (and ``.pdf``, the solutions printed): solutions and every
-  test, shown under each question;
-- ``autograder/<slug>.zip``: otter's bundle, for Gradescope (its environment names every
-  package the tests import, pinned as in ``requirements.lock``) and for ``dadp-book grade``;
-- ``grading/<slug>.json``: what ``dadp-book grade`` asks the sandbox for (the names each
-  question's tests take, and the inputs at which they call a function answer);
-- ``course.json`` and ``questions.csv``: every question, its points and how it is graded.
-
-A kit is never replaced without ``force`` (``dadp-book course --force``).
+Per chapter, an otter *master notebook* (the exercises, the sidecar's answer cells and tests)
+goes through ``otter assign``; the kit's folders are listed in ``book/teaching.md`` ("The
+course kit"). A kit is never replaced without ``force`` (``dadp-book course --force``).
 """
 
 from __future__ import annotations
@@ -42,6 +27,7 @@ from dadp_book.course.solutions import print_solutions, solutions_unavailable
 from dadp_book.discovery import list_chapters, resolve_chapter
 from dadp_book.errors import BuildError
 from dadp_book.outputs import atomic_replace, check_replaceable, temp_folder
+from dadp_book.yamlio import dump_yaml
 
 __all__ = ["STUDENT_REQUIREMENTS", "autograder_requirements", "build_kit", "master_notebook"]
 
@@ -82,10 +68,7 @@ def autograder_requirements(root: Path, chapter: Chapter) -> list[str]:
     sources = [chapter.setup]
     for question in chapter.autograded:
         sources += [question.code, *question.tests, *question.hidden]
-    modules = {"otter"}
-    for source in sources:
-        modules |= _imports(source)
-    modules -= set(sys.stdlib_module_names)
+    modules = {"otter"}.union(*map(_imports, sources)) - set(sys.stdlib_module_names)
     unknown = sorted(modules - set(DISTRIBUTIONS))
     if unknown:
         raise BuildError(
@@ -106,24 +89,11 @@ def autograder_requirements(root: Path, chapter: Chapter) -> list[str]:
 
 
 def _config(slug: str, requirements: list[str]) -> str:
-    return "\n".join(
-        [
-            "# ASSIGNMENT CONFIG",
-            f"name: {slug}",
-            "init_cell: true",
-            "check_all_cell: true",
-            "export_cell: false",
-            "run_tests: false",
-            f'python_version: "{AUTOGRADER_PYTHON}"',
-            "overwrite_requirements: true",
-            "requirements:",
-            *[f"  - {json.dumps(line)}" for line in requirements],
-            "generate: true",
-            "tests:",
-            "  files: false",
-            "  ok_format: false",
-        ]
-    )
+    config = {"name": slug, "init_cell": True, "check_all_cell": True, "export_cell": False}
+    config |= {"run_tests": False, "python_version": AUTOGRADER_PYTHON}
+    config |= {"overwrite_requirements": True, "requirements": requirements, "generate": True}
+    config["tests"] = {"files": False, "ok_format": False}
+    return "# ASSIGNMENT CONFIG\n" + dump_yaml(config)
 
 
 def _intro(chapter: Chapter) -> str:
@@ -219,8 +189,7 @@ def _tests_listing(question: Question) -> str:
         f"**Tests of `{question.label}`** (the grader runs all of them; students see "
         "only the visible ones, worth no points; the hidden ones share the points)."
     ]
-    for test in question.tests:
-        parts.append(f"visible:\n\n```python\n{test}\n```")
+    parts += [f"visible:\n\n```python\n{test}\n```" for test in question.tests]
     for test, words in zip(question.hidden, question.feedback, strict=True):
         parts.append(f"hidden (feedback when it fails: *{words}*):\n\n```python\n{test}\n```")
     return "\n\n".join(parts)
@@ -229,14 +198,12 @@ def _tests_listing(question: Question) -> str:
 def _annotate_instructor(path: Path, chapter: Chapter) -> None:
     """Show every test under its question's check cell (the tests live in the metadata)."""
     notebook = nbformat.read(path, as_version=4)
-    by_label = {q.label: q for q in chapter.autograded}
+    listings = {f'grader.check("{q.label}")': _tests_listing(q) for q in chapter.autograded}
     cells = []
     for cell in notebook.cells:
         cells.append(cell)
-        source = cell.source if cell.cell_type == "code" else ""
-        for label, question in by_label.items():
-            if source.strip() == f'grader.check("{label}")':
-                cells.append(nbformat.v4.new_markdown_cell(_tests_listing(question)))
+        if cell.cell_type == "code" and cell.source.strip() in listings:
+            cells.append(nbformat.v4.new_markdown_cell(listings[cell.source.strip()]))
     notebook.cells = cells
     nbformat.write(notebook, path)
 
@@ -260,19 +227,11 @@ def _assign(root: Path, chapter: Chapter, work: Path) -> Path:
 
 
 def _write_tables(out: Path, chapters: Sequence[Chapter]) -> None:
-    manifest = {
-        "format": 1,
-        "grader": "otter-grader",
-        "chapters": {
-            c.slug: {
-                "title": c.title,
-                "questions": [
-                    {"name": q.label, "points": q.points, "manual": q.manual} for q in c.questions
-                ],
-            }
-            for c in chapters
-        },
-    }
+    listed = {}
+    for c in chapters:
+        questions = [{"name": q.label, "points": q.points, "manual": q.manual} for q in c.questions]
+        listed[c.slug] = {"title": c.title, "questions": questions}
+    manifest = {"format": 1, "grader": "otter-grader", "chapters": listed}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     with open(out / "questions.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
@@ -285,9 +244,8 @@ def _write_tables(out: Path, chapters: Sequence[Chapter]) -> None:
 
 
 def grading_spec(chapter: Chapter) -> dict:
-    """What ``dadp-book grade`` asks the sandbox for: per question, the names its tests take
-    and the inputs at which they call a function answer (found by running every test on the
-    solution, in this process: the solutions are the kit's own code)."""
+    """Per question, the names its tests take and the inputs at which they call a function
+    answer (every test run on the solution, here: the solutions are the kit's own code)."""
     questions = {}
     for question in chapter.autograded:
         tests = [*question.tests, *question.hidden]
@@ -351,10 +309,9 @@ def build_kit(
 ) -> Path:
     """Write the course kit of ``chapters`` (default: every chapter with exercises) to ``out``.
 
-    The folder is built aside and moved into place when complete. An earlier kit at ``out``
-    is replaced only with ``force``; any other non-empty folder is always refused. With
-    ``solutions_pdf``, each instructor notebook is also printed (``instructor/<slug>.pdf``)
-    where Chromium is installed; otherwise a line on stderr says why not.
+    Built aside and moved into place when complete; an earlier kit is replaced only with
+    ``force``, any other non-empty folder refused. ``solutions_pdf``: print each instructor
+    notebook (``instructor/<slug>.pdf``) where Chromium is installed, else say why not.
     """
     slugs = [resolve_chapter(root, c) for c in chapters] if chapters else list_chapters(root)
     loaded = [load_chapter(root, slug) for slug in dict.fromkeys(slugs)]

@@ -1,10 +1,9 @@
 """MyST text of an exercise -> Markdown that plain Jupyter renders, standing alone.
 
-Jupyter shows ``$...$`` math and Markdown but not MyST roles, and a student notebook has no
-chapter beside it. So a reference to an equation, definition, theorem, proposition or lemma
-of the chapter becomes a pointer to a quotation of it, appended under the exercise
-(:func:`quoted_blocks` finds the labelled block in the chapter); a section becomes its
-title; ``{math}`` becomes ``$...$``; a glued number becomes a pointer to the chapter.
+Jupyter shows ``$...$`` math but not MyST roles, and a student notebook has no chapter
+beside it: a reference to an equation or statement of the chapter points to a quotation of
+it under the exercise (:func:`labelled_blocks`), a section becomes its title, ``{math}``
+becomes ``$...$`` and a glued number a pointer to the chapter.
 """
 
 from __future__ import annotations
@@ -17,18 +16,9 @@ _ROLE = re.compile(r"\{(?P<role>[a-z:]+)\}`(?P<body>[^`]*)`")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 _REFERENCES = {"eq", "numref", "prf:ref", "ref", "doc"}
 #: A label's prefix names what it labels (``thm-...``, ``eq-...``); other labels say "item".
-_KINDS = {
-    "eq": "equation",
-    "fig": "figure",
-    "sec": "section",
-    "ch": "chapter",
-    "thm": "theorem",
-    "def": "definition",
-    "lem": "lemma",
-    "prop": "proposition",
-    "rem": "remark",
-    "ex": "exercise",
-}
+_KINDS = {"eq": "equation", "fig": "figure", "sec": "section", "ch": "chapter", "ex": "exercise"}
+_KINDS |= {"thm": "theorem", "def": "definition", "lem": "lemma", "prop": "proposition"}
+_KINDS["rem"] = "remark"
 _QUOTED = {"eq", "def", "thm", "prop", "lem"}
 _DISPLAY = re.compile(r"^\$\$\s*\n(?P<body>.*?)\n\$\$\s*\((?P<label>[\w-]+)\)\s*$", re.S | re.M)
 _DIRECTIVE = re.compile(

@@ -1,18 +1,8 @@
 """A chapter's exercises as course questions: the chapter's text plus its sidecar file.
 
-The chapter (``notebooks/<slug>.md``) holds every exercise's text and its solution prose,
-exactly as the book shows them. The sidecar ``course/<slug>.yml`` holds what the book does
-not show, keyed by exercise label: for an autograded question its points, the answer cell
-with the solution marked in otter-grader's syntax (``# SOLUTION`` at the end of a line, or
-``# BEGIN SOLUTION`` ... ``# END SOLUTION``), visible tests (run by the student's check
-cell, worth no points) and hidden tests (only in the autograder bundle; they share the
-points). An exercise the sidecar does not list, or lists with ``manual: N``, is graded by
-hand (N points, default 1). Every test is one function ``def test_...(name, ...)`` whose
-arguments are the student's variables of those names; a hidden test is a mapping with the
-test and ``feedback``, the words a student reads when it fails (never the expected value).
-An autograded question states its ``tolerance`` (a sentence shown under its text). ``text``
-replaces the chapter's exercise text in the kit (where the book's needs the repository);
-``rubric`` says what a student hands in for a manually graded question and how it is judged.
+The chapter holds every exercise's text and solution prose as the book shows them; the
+sidecar ``course/<slug>.yml`` holds, by exercise label, what the book does not show (its
+format: ``book/teaching.md``, "Writing or changing an autograded exercise").
 """
 
 from __future__ import annotations
@@ -21,18 +11,13 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dadp_book.discovery import chapter_path, chapter_title
 from dadp_book.errors import BuildError
 from dadp_book.yamlio import load_yaml_file
 
-__all__ = [
-    "Chapter",
-    "Question",
-    "load_chapter",
-    "sidecar_path",
-    "solution_lines",
-]
+__all__ = ["Chapter", "Question", "load_chapter", "sidecar_path", "solution_lines"]
 
 DEFAULT_SETUP = "import math\n\nimport numpy as np"
 _FENCE = re.compile(r"^(?P<fence>`{3,})\{(?P<kind>exercise|solution)\}\s*(?P<arg>\S*)\s*$")
@@ -91,40 +76,35 @@ def _exercises_section(text: str, where: str) -> list[str]:
     return lines[start + 1 : end]
 
 
-def _blocks(lines: list[str], where: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
-    """Exercise texts and solution texts by label, and the labels in order."""
+def _blocks(lines: list[str], where: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Exercise texts (in the chapter's order) and solution texts, by label."""
     exercises: dict[str, str] = {}
     solutions: dict[str, str] = {}
-    order: list[str] = []
-    i = 0
-    while i < len(lines):
-        match = _FENCE.match(lines[i])
+    rest = iter(lines)
+    for line in rest:
+        match = _FENCE.match(line)
         if not match:
-            i += 1
             continue
         fence, kind, label = match["fence"], match["kind"], match["arg"]
         body: list[str] = []
-        i += 1
-        while i < len(lines) and lines[i].rstrip() != fence:
-            option = _OPTION.match(lines[i]) if not body else None
-            if option:
-                if option["key"] == "label":
-                    label = option["value"].strip()
-            else:
-                body.append(lines[i])
-            i += 1
-        if i == len(lines):
-            raise BuildError(f"{where}: unclosed {{{kind}}} block {label!r}")
-        i += 1
-        text = "\n".join(body).strip()
-        if kind == "exercise":
-            if not label or label in exercises:
-                raise BuildError(f"{where}: exercise without a unique :label: ({label!r})")
-            exercises[label] = text
-            order.append(label)
+        for inner in rest:
+            if inner.rstrip() == fence:
+                break
+            option = _OPTION.match(inner) if not body else None
+            if option and option["key"] == "label":
+                label = option["value"].strip()
+            elif not option:
+                body.append(inner)
         else:
+            raise BuildError(f"{where}: unclosed {{{kind}}} block {label!r}")
+        text = "\n".join(body).strip()
+        if kind == "solution":
             solutions[label] = text
-    return exercises, solutions, order
+        elif not label or label in exercises:
+            raise BuildError(f"{where}: exercise without a unique :label: ({label!r})")
+        else:
+            exercises[label] = text
+    return exercises, solutions
 
 
 def _check_test(source: str, label: str, where: str) -> str:
@@ -175,7 +155,7 @@ def load_chapter(root: Path, slug: str) -> Chapter:
     """The chapter's exercises joined with ``course/<slug>.yml``, checked for consistency."""
     where = f"notebooks/{slug}.md"
     text = chapter_path(root, slug).read_text()
-    exercises, solutions, order = _blocks(_exercises_section(text, where), where)
+    exercises, solutions = _blocks(_exercises_section(text, where), where)
     sidecar = _sidecar(root, slug)
     specs = sidecar.get("questions") or {}
     side = f"course/{slug}.yml"
@@ -185,13 +165,13 @@ def load_chapter(root: Path, slug: str) -> Chapter:
     if unknown:
         raise BuildError(f"{side}: no exercise labelled {', '.join(unknown)} in {where}")
     questions = []
-    for number, label in enumerate(order, start=1):
+    for number, label in enumerate(exercises, start=1):
         spec = specs.get(label) or {}
         if not isinstance(spec, dict) or not set(spec) <= _SIDECAR_KEYS:
             raise BuildError(f"{side}: {label} takes only the keys {sorted(_SIDECAR_KEYS)}")
         wording = str(spec.get("text") or exercises[label]).strip()
-        common = dict(label=label, number=number, text=wording)
-        common["solution"] = solutions.get(label, "")
+        solution = solutions.get(label, "")
+        common: dict[str, Any] = dict(label=label, number=number, text=wording, solution=solution)
         if "code" not in spec:
             points = _number(spec.get("manual", 1), f"{label}: manual", side)
             rubric = str(spec.get("rubric") or "").strip()
@@ -210,18 +190,8 @@ def load_chapter(root: Path, slug: str) -> Chapter:
         tolerance = str(spec.get("tolerance") or "").strip()
         if not tolerance:
             raise BuildError(f"{side}: {label} must state its tolerance (the key 'tolerance')")
-        questions.append(
-            Question(
-                **common,
-                points=points,
-                manual=False,
-                code=code,
-                tests=tests,
-                hidden=hidden,
-                feedback=feedback,
-                tolerance=tolerance,
-            )
-        )
+        common.update(code=code, tests=tests, hidden=hidden, feedback=feedback, tolerance=tolerance)
+        questions.append(Question(**common, points=points, manual=False))
     setup = str(sidecar.get("setup") or DEFAULT_SETUP).strip("\n")
     return Chapter(slug, chapter_title(root, slug), setup, tuple(questions), text)
 

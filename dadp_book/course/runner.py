@@ -1,24 +1,15 @@
 """Run one submitted notebook inside the grading sandbox and report the values it produced.
 
-This file runs *inside* the sandbox (:mod:`.sandbox`), as a script: it imports nothing of
-``dadp_book``, only the standard library (and numpy and IPython, if installed). The host
-never runs student code and never unpickles anything that comes out of the sandbox: it
-reads this script's one JSON line with :func:`decode`, which builds plain Python and numpy
-values only.
-
-``python runner.py TASK.json`` (the runner) reads the task (the notebook's code cells, each
-with the question it belongs to; the names each question's tests take; the inputs at which
-a function answer is called; the limits), drops to an unprivileged user when started as
-root, and runs the cells one at a time in a *cell server* (``python runner.py --serve``, an
-IPython shell in a child process, with memory, file-size and process limits). A cell
-still running after its time is interrupted; if it does not stop, the cell server and
-every process it started are killed, a new one is started and the cells that had run are
-run again (without the runaway one), so a runaway answer costs its own question only.
-Finally the names of each question are read, and every function answer is called at the
-inputs its tests use, under that question's time limit. Output: one JSON line on stdout,
-``{"cells": [...], "questions": {label: {"values": ..., "calls": ..., "problem": ...}}}``.
-
-The codec (:func:`encode` in the sandbox, :func:`decode` on the host) is tagged JSON:
+A script run *inside* the sandbox (``python runner.py TASK.json``): it imports nothing of
+``dadp_book``, only the standard library, psutil (and numpy and IPython). It runs the task's
+cells one at a time in a *cell server* (``runner.py --serve``, an IPython shell in a child
+process under the task's limits); a cell still running after its time is interrupted, and
+if it does not stop, the server and everything it started are killed and the cells that had
+run are run again in a new one, so a runaway answer costs its own question only. Then each
+question's names are read and every function answer is called at the inputs its tests use.
+Output: one JSON line, ``{"cells": [...], "questions": {label: {"values", "calls",
+"problem"}}, "cpu": seconds}``, in a tagged-JSON codec (:func:`encode`; the host reads it
+with :func:`decode`, which builds plain Python and numpy values only, never unpickles):
 numbers keep their type and exact value, arrays their dtype and shape (numeric and bool
 dtypes only), containers their kind; anything else becomes an opaque marker.
 """
@@ -26,6 +17,7 @@ dtypes only), containers their kind; anything else becomes an opaque marker.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import select
@@ -46,6 +38,8 @@ _MAX_DEPTH = 20
 #: process there but its init is the student's, and may be killed.
 OWN_PID_NAMESPACE = False
 _NUMERIC_KINDS = "biufc"
+_CONTAINERS: dict[str, type] = {"l": list, "t": tuple, "set": set, "fs": frozenset}
+_TAGS = {kind: tag for tag, kind in _CONTAINERS.items()}
 
 
 class Opaque:
@@ -81,10 +75,9 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {"c": [repr(value.real), repr(value.imag)]}
     if type(value) is str:
         return {"s": value}
-    kinds = {list: "l", tuple: "t", set: "set", frozenset: "fs"}
-    if type(value) in kinds:
+    if type(value) in _TAGS:
         items = sorted(value, key=repr) if type(value) in (set, frozenset) else value
-        return {kinds[type(value)]: [encode(v, depth + 1) for v in items]}
+        return {_TAGS[type(value)]: [encode(v, depth + 1) for v in items]}
     if type(value) is dict:
         return {"d": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if callable(value):
@@ -113,16 +106,14 @@ def decode(data: Any, depth: int = 0) -> Any:
         return complex(float(body[0]), float(body[1]))
     if tag == "s":
         return str(body)
-    if tag in ("l", "t", "set", "fs", "ao"):
-        items = [decode(v, depth + 1) for v in body]
-        kind = {"l": list, "t": tuple, "set": set, "fs": frozenset, "ao": list}[tag]
-        if tag == "ao":
-            import numpy as np
+    if tag in _CONTAINERS:
+        return _CONTAINERS[tag]([decode(v, depth + 1) for v in body])
+    if tag == "ao":
+        import numpy as np
 
-            array = np.empty(len(items), dtype=object)
-            array[:] = items
-            return array
-        return kind(items)
+        array = np.empty(len(body), dtype=object)
+        array[:] = [decode(v, depth + 1) for v in body]
+        return array
     if tag == "d":
         return {decode(k, depth + 1): decode(v, depth + 1) for k, v in body}
     if tag in ("a", "ns"):
@@ -183,9 +174,8 @@ def _serve(reply_fd: int) -> None:
             if request["op"] == "run":
                 result = shell.run_cell(request["code"], store_history=False)
                 error = result.error_before_exec or result.error_in_exec
-                answer = {"error": None}
-                if error is not None:
-                    answer["error"] = [type(error).__name__, str(error)[:300]]
+                kind = None if error is None else [type(error).__name__, str(error)[:300]]
+                answer: dict[str, Any] = {"error": kind}
             else:
                 answer = _capture(shell.user_ns, request)
         except KeyboardInterrupt:
@@ -213,9 +203,7 @@ def _capture(namespace: dict, request: dict) -> dict:
             encoded = {"x": [type(value).__name__[:100], "too large to grade"]}
         values[name] = encoded
         if callable(value) and name in request["probes"]:
-            calls[name] = {}
-            for args in request["probes"][name]:
-                calls[name][call_key(args)] = _call(value, args)
+            calls[name] = {call_key(args): _call(value, args) for args in request["probes"][name]}
     return {"values": values, "calls": calls}
 
 
@@ -237,13 +225,12 @@ def _call(function: Any, args: Any) -> Any:
 # --------------------------------------------------------------------------- the runner
 
 
-def _drop_privileges(limits: dict, drop: bool = True) -> None:
+def _set_limits(limits: dict, drop: bool = False) -> None:
     """Set the limits; as root in the sandbox (``drop``), become the unprivileged ``nobody``."""
     import resource
 
     for name, value in limits.items():
-        which = getattr(resource, name)
-        resource.setrlimit(which, (int(value), int(value)))
+        resource.setrlimit(getattr(resource, name), (int(value), int(value)))
     if drop and os.getuid() == 0:
         os.setgroups([])
         os.setgid(65534)
@@ -252,37 +239,31 @@ def _drop_privileges(limits: dict, drop: bool = True) -> None:
 
 def _kill_others() -> None:
     """Kill every process of this sandbox but this one (its PID namespace's init excepted)."""
-    me = os.getpid()
+    import psutil
+
     for _ in range(5):
-        others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+        others = [p for p in psutil.process_iter() if p.pid not in (1, os.getpid())]
         if not others:
             return
-        for pid in others:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        time.sleep(0.05)
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
-        except ChildProcessError:
-            pass
+        for process in others:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        psutil.wait_procs(others, timeout=0.05)
 
 
 class CellServer:
-    """A ``--serve`` child process and its reply pipe."""
+    """A ``--serve`` child process, in a session of its own under ``limits``, and its replies."""
 
-    def __init__(self, memory: int, files: int) -> None:
+    def __init__(self, limits: dict) -> None:
         read_fd, write_fd = os.pipe()
-        preexec = _limits_setter(memory, files)
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--serve", str(write_fd)],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(write_fd,),
-            preexec_fn=preexec,
+            start_new_session=True,
+            preexec_fn=lambda: _set_limits(limits),
             text=True,
         )
         os.close(write_fd)
@@ -297,16 +278,11 @@ class CellServer:
         deadline = time.monotonic() + seconds
         while b"\n" not in self._buffer:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([self._fd], [], [], left)
-            if not ready:
+            if left <= 0 or not select.select([self._fd], [], [], left)[0]:
                 return None
             chunk = os.read(self._fd, 1 << 20)
-            if not chunk:
-                return None
             self._buffer += chunk
-            if len(self._buffer) > 64 * MAX_VALUE_CHARS:
+            if not chunk or len(self._buffer) > 64 * MAX_VALUE_CHARS:
                 return None
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
@@ -333,37 +309,37 @@ class CellServer:
 
     def kill(self) -> None:
         """Stop the server and everything it started (in the sandbox: every other process)."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if OWN_PID_NAMESPACE:
             _kill_others()
         self.process.wait()
         os.close(self._fd)
 
 
-def _limits_setter(memory: int, files: int) -> Any:
-    def set_limits() -> None:
-        import resource
-
-        os.setsid()
-        if memory:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (files, files))
-
-    return set_limits
+def _restart(server: CellServer, task: dict, sources: list[str]) -> tuple[CellServer, list[int]]:
+    """Kill ``server``; a new one that ran ``sources`` again, and the positions that failed."""
+    server.kill()
+    server = CellServer(task["limits"])
+    failed = []
+    for position, source in enumerate(sources):
+        reply, how = server.request({"op": "run", "code": source}, float(task["seconds"]))
+        if how != "ok" or (isinstance(reply, dict) and reply.get("error")):
+            failed.append(position)
+            if how == "killed":
+                server.kill()
+                server = CellServer(task["limits"])
+    return server, failed
 
 
 def _run_cells(task: dict) -> tuple[CellServer, list[dict]]:
     """Run every cell; a runaway or fatal cell is left out of every later replay."""
-    memory, files, limit = task["memory"], task["file_size"], float(task["seconds"])
     cells = task["cells"]
     outcomes: list[dict] = [{} for _ in cells]
     done: list[int] = []
-    server = CellServer(memory, files)
+    server = CellServer(task["limits"])
     for index, cell in enumerate(cells):
-        reply, how = server.request({"op": "run", "code": cell["source"]}, limit)
+        reply, how = server.request({"op": "run", "code": cell["source"]}, float(task["seconds"]))
         if how == "ok":
             error = reply.get("error") if isinstance(reply, dict) else None
             outcomes[index] = {"status": "error" if error else "ok", "error": error}
@@ -372,18 +348,10 @@ def _run_cells(task: dict) -> tuple[CellServer, list[dict]]:
             continue
         outcomes[index] = {"status": "time limit" if how == "interrupted" else "killed"}
         if how == "killed":
-            server.kill()
-            server = CellServer(memory, files)
-            for previous in list(done):
-                again, how_again = server.request(
-                    {"op": "run", "code": cells[previous]["source"]}, limit
-                )
-                if how_again != "ok" or (isinstance(again, dict) and again.get("error")):
-                    done.remove(previous)
-                    outcomes[previous] = {"status": "lost on replay"}
-                    if how_again == "killed":
-                        server.kill()
-                        server = CellServer(memory, files)
+            server, failed = _restart(server, task, [cells[i]["source"] for i in done])
+            for position in failed:
+                outcomes[done[position]] = {"status": "lost on replay"}
+            done = [i for position, i in enumerate(done) if position not in failed]
     return server, outcomes
 
 
@@ -405,9 +373,8 @@ def run_task(task: dict) -> dict:
                 f"your answer was still running {limit:g} s after the grader called it"
             )
             if how == "killed":
-                server.kill()
-                ran = [c for c, o in zip(task["cells"], cells) if o.get("status") == "ok"]
-                server, _ = _run_cells({**task, "cells": ran})
+                ran = [c["source"] for c, o in zip(task["cells"], cells) if o["status"] == "ok"]
+                server, _ = _restart(server, task, ran)
         questions[question["label"]] = entry
     server.kill()
     import resource
@@ -425,7 +392,7 @@ def main(argv: list[str]) -> None:
     with open(argv[0]) as handle:
         task = json.load(handle)
     OWN_PID_NAMESPACE = bool(task.get("own_pid_namespace")) and os.getpid() <= 3
-    _drop_privileges(task.get("rlimits", {}), OWN_PID_NAMESPACE)
+    _set_limits(task.get("rlimits", {}), OWN_PID_NAMESPACE)
     out = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)

@@ -1,18 +1,7 @@
-"""The grading sandbox: where a submitted notebook's code runs, and what it can see.
-
-:func:`sandbox_command` wraps :mod:`.runner` in bubblewrap (``bwrap``, Debian's package
-``bubblewrap``): new PID, network, IPC and UTS namespaces (no network at all; every
-process the notebook starts dies with the sandbox), a read-only view of the operating
-system's ``/usr`` and of the Python installation only (no home folder, no ``/work``, no
-kit, no other submission, no scores), a private ``/tmp`` of bounded size that vanishes
-with the sandbox, and the one job folder (the student's cells and the runner) read-only.
-Started as root, the runner keeps two capabilities just long enough to become ``nobody``;
-otherwise bubblewrap makes an unprivileged user namespace. The runner then sets memory,
-file-size and process limits.
-
-:func:`check_sandbox` tries the sandbox once before grading; when it cannot be had,
-grading refuses unless the teacher passes ``--no-sandbox`` (:data:`UNPROTECTED` says what
-is then unprotected).
+"""The grading sandbox: :func:`sandbox_command` wraps :mod:`.runner` in bubblewrap (what it
+sees and what it may do: ``book/teaching.md``, "What the grader protects"). Started as root,
+the runner keeps two capabilities just long enough to become ``nobody``; otherwise bubblewrap
+makes an unprivileged user namespace. :func:`check_sandbox` tries it once before grading.
 """
 
 from __future__ import annotations
@@ -26,14 +15,7 @@ from pathlib import Path
 
 from dadp_book.errors import BuildError
 
-__all__ = [
-    "JOB",
-    "UNPROTECTED",
-    "bound_paths",
-    "check_outside",
-    "check_sandbox",
-    "sandbox_command",
-]
+__all__ = ["JOB", "UNPROTECTED", "bound_paths", "check_outside", "check_sandbox", "sandbox_command"]
 
 #: Where the job folder appears inside the sandbox.
 JOB = "/job"
@@ -46,18 +28,9 @@ UNPROTECTED = (
     "the notebook (patched builtins or check helpers change nothing), and limits on "
     "memory, file size and time still apply."
 )
-_ETC = (
-    "/etc/ld.so.cache",
-    "/etc/ld.so.conf",
-    "/etc/ld.so.conf.d",
-    "/etc/localtime",
-    "/etc/nsswitch.conf",
-    "/etc/passwd",
-    "/etc/group",
-    "/etc/alternatives",
-    "/etc/fonts",
-    "/etc/matplotlibrc",
-)
+_ETC = [f"/etc/{name}" for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime")]
+_ETC += [f"/etc/{name}" for name in ("nsswitch.conf", "passwd", "group", "alternatives")]
+_ETC += ["/etc/fonts", "/etc/matplotlibrc"]
 #: Size of the sandbox's private /tmp (bytes).
 TMP_BYTES = 512 * 2**20
 
@@ -101,23 +74,13 @@ def _ancestors(path: Path) -> list[str]:
     return [str(p) for p in reversed(path.parents) if str(p) != "/"]
 
 
-def sandbox_command(job: Path, python: str | None = None) -> list[str]:
+def sandbox_command(job: Path) -> list[str]:
     """The ``bwrap`` command that runs the runner on ``job`` (see the module's docstring)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise BuildError("bubblewrap (bwrap) is not installed")
-    args = [
-        bwrap,
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--hostname",
-        "grading",
-    ]
+    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net"]
+    args += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grading"]
     if os.geteuid() == 0:  # the runner becomes nobody at once (sandbox.runner)
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
@@ -142,24 +105,15 @@ def sandbox_command(job: Path, python: str | None = None) -> list[str]:
                 made.add(ancestor)
         args += ["--ro-bind", str(folder), str(folder)]
     args += ["--ro-bind", str(job), JOB, "--chdir", "/tmp", "--clearenv"]
-    env = {
-        "HOME": "/tmp",
-        "PATH": f"{Path(python or sys.executable).parent}:/usr/bin:/bin",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": "/tmp/.matplotlib",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "LANG": "C.UTF-8",
-    }
-    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # see the machine's notes
-        if key in os.environ:
-            env[key] = os.environ[key]
+    env = {"HOME": "/tmp", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    env |= {"MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/.matplotlib", "LANG": "C.UTF-8"}
+    env |= dict.fromkeys(["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"], "1")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    keep = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")  # see the machine's notes
+    env |= {key: os.environ[key] for key in keep if key in os.environ}
     for key, value in env.items():
         args += ["--setenv", key, value]
-    python = python or sys.executable
-    return [*args, "--", python, f"{JOB}/runner.py", f"{JOB}/task.json"]
+    return [*args, "--", sys.executable, f"{JOB}/runner.py", f"{JOB}/task.json"]
 
 
 def check_sandbox() -> str | None:
@@ -184,7 +138,7 @@ def check_sandbox() -> str | None:
             "    sys.exit('network reachable')\n"
             "except OSError:\n"
             "    pass\n"
-            "import IPython, numpy\n"
+            "import IPython, numpy, psutil\n"
             "print('sandbox ok')\n"
         )
         (job / "task.json").write_text("{}")

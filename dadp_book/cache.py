@@ -1,50 +1,11 @@
-"""The build cache: a chapter or page is executed again only when one of its inputs changed.
-
-Where it lives: ``<build-dir>/cache`` (``_build/cache`` by default), so ``make clean``
-(``rm -rf _build``) clears it, and a build into another folder starts with none.
-
-What a result depends on (its *record*, whose hash is the entry's key):
-
-- the page (``notebooks/<slug>`` or ``book/errata``) and the SHA-256 of each of its code
-  cells, in order (markdown is not part of the key, as in jupyter-cache: a prose edit
-  executes nothing), and the kernel;
-- the parameter values passed to it and the profile;
-- the SHA-256 of the build machinery's modules that shape an execution's notebook
-  (:func:`machinery_sha256`: :data:`EXECUTION_MODULES` of ``dadp_book``; editing the
-  renderer, the staging or the command line executes nothing) and the versions of the
-  packages that compute or draw (:data:`CACHED_PACKAGES`, Python included);
-- the SHA-256 of each dataset file named by a dataset parameter.
-
-An entry also lists every file the kernel opened for reading (data files, committed
-results such as ``benchmarks/results/scale.csv``; see :mod:`dadp_book.execute`) with
-its SHA-256, and every file of the science package ``dadp_lite`` the kernel opened (the
-modules it imported, its style sheet ...: ``sources``, as ``dadp_lite/<path>``): an entry
-is used only if each of them is unchanged. So an edit of a ``dadp_lite`` module executes
-again exactly the pages that imported it (a helper of one chapter: that chapter); an
-execution that kept no list of its imports counts every file of the package as read. The
-package's files are checked where this process imports ``dadp_lite`` now (so are the
-kernels it starts). A registered NIST excerpt
-read by the kernel is listed by name (``excerpt:ma2019``), not by the path it had then: it
-is checked where the environment would read it now (``DADP_DATA_DIR`` or the user cache),
-through the ``resolve`` function the build gives (:meth:`BuildCache.lookup`), so a copy
-with the same bytes in another folder is reused, and a missing or altered excerpt is
-refused with the message ``dadp-book run`` gives, never passed over.
+"""The build cache, ``<build-dir>/cache``: a chapter or page executes again only when one
+of its inputs changed (what it keys on, what an entry lists and checks, how entries are
+evicted: ARCHITECTURE.md, "The book machinery").
 
 An entry, ``<cache>/<page, / as -->/<key>-<hash of the files read>/``, holds the executed
-notebook, every file the chapter wrote (``files/``) and ``entry.json``: the record, the
-files read, the SHA-256 of each stored file, the execution time and a SHA-256 of
-``entry.json``'s own content. It is written in a temporary folder and renamed into place;
-an entry whose files do not match their hashes (damaged, cut short) is reported and
-removed, never used.
-
-Eviction is per page and per profile, so that edits under one profile never push out the
-results of another (a few quick-profile edits keep the full profile's hours): of each
-page's entries of one profile, the :data:`KEEP_RECENT` most recently used and the
-:data:`KEEP_COSTLY` that took longest to execute are kept, the others removed.
-
-A used entry's outputs are merged into the current source (:func:`merge_outputs`): code
-cells take the stored outputs by position (their code is the same, the key says so),
-markdown cells are the current ones.
+notebook, the files the chapter wrote (``files/``) and ``entry.json`` (the record, the files
+read, the ``dadp_lite`` files opened, each stored file's SHA-256, the execution time and a
+SHA-256 of its own content); it is written in a temporary folder and renamed into place.
 """
 
 from __future__ import annotations
@@ -59,27 +20,25 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from dadp_book.execute import Execution
+from dadp_book.execute import Execution, write_if_changed
 from dadp_book.outputs import atomic_replace, clean_stale_temps, temp_folder
-from dadp_book.provenance import NUMERIC_PACKAGES, file_sha256, folder_hashes, versions
+from dadp_book.provenance import (
+    NUMERIC_PACKAGES,
+    file_sha256,
+    files_below,
+    files_sha256,
+    folder_hashes,
+    record_id,
+    science_files,
+    science_folder,
+    versions,
+)
 
 __all__ = [
-    "CACHED_PACKAGES",
-    "CACHE_FORMAT",
-    "EXCERPT_PREFIX",
-    "KEEP_COSTLY",
-    "KEEP_RECENT",
-    "BuildCache",
-    "Lookup",
-    "cache_key",
-    "cache_record",
-    "current_sha256",
-    "listed_reads",
-    "machinery_sha256",
-    "package_sources",
-    "merge_outputs",
-    "timestamp",
-]
+    "CACHED_PACKAGES", "CACHE_FORMAT", "EXCERPT_PREFIX", "KEEP_COSTLY", "KEEP_RECENT",
+    "BuildCache", "Lookup", "cache_key", "cache_record", "current_sha256", "listed_reads",
+    "machinery_sha256", "package_sources", "merge_outputs", "timestamp",
+]  # fmt: skip
 
 #: Changes when the layout of an entry or the record changes (older entries are not used).
 CACHE_FORMAT = 3
@@ -94,16 +53,9 @@ NOTEBOOK = "notebook.ipynb"
 FILES = "files"
 #: Packages whose versions are part of every key: those that compute numbers or draw.
 CACHED_PACKAGES = (
-    *NUMERIC_PACKAGES,
-    "matplotlib",
-    "matplotlib-inline",
-    "altair",
-    "vl-convert-python",
-    "ipykernel",
-    "ipython",
-    "papermill",
-    "nbformat",
-)
+    *NUMERIC_PACKAGES, "matplotlib", "matplotlib-inline", "altair", "vl-convert-python",
+    "ipykernel", "ipython", "papermill", "nbformat",
+)  # fmt: skip
 #: Modules of the build machinery that shape what an execution returns (the kernel's
 #: environment, the parameters cell, conversion, the record and the merge).
 EXECUTION_MODULES = ("execute.py", "cache.py", "discovery.py")
@@ -140,42 +92,18 @@ def current_sha256(path: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def machinery_sha256() -> str:
-    """One hash over the :data:`EXECUTION_MODULES` of the build machinery ``dadp_book``
-    (path and bytes): what shapes an execution's notebook. Editing the renderer, the
-    staging or the command line executes nothing again (a render is redone:
-    :mod:`dadp_book.render`); which ``dadp_lite`` files a page depends on, its entry lists
-    (``sources``)."""
+    """One hash over the :data:`EXECUTION_MODULES` of ``dadp_book`` (path and bytes)."""
     import dadp_book
 
-    digest = hashlib.sha256()
     machinery = Path(dadp_book.__file__).resolve().parent
-    for name in EXECUTION_MODULES:
-        path = machinery / name
-        digest.update(f"dadp_book/{name}\0".encode())
-        digest.update(path.read_bytes() if path.is_file() else b"")
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
-def _science_file(name: str) -> Path:
-    """Where the package file ``dadp_lite/<path>`` is now (the package this process imports)."""
-    from dadp_book.execute import science_folder
-
-    return science_folder() / name.partition("/")[2]
+    return files_sha256({f"dadp_book/{name}": machinery / name for name in EXECUTION_MODULES})
 
 
 def package_sources() -> dict[str, str]:
-    """``{"dadp_lite/<path>": SHA-256}`` of every file of the ``dadp_lite`` package (compiled
-    files left out): what an execution that kept no list of its imports counts as read."""
-    from dadp_book.execute import science_folder
-
-    science = science_folder()
-    found = {}
-    for path in sorted(science.rglob("*")):
-        relative = path.relative_to(science)
-        if path.is_file() and "__pycache__" not in relative.parts and path.suffix != ".pyc":
-            found[f"{science.name}/{relative.as_posix()}"] = current_sha256(str(path)) or ""
-    return found
+    """``{"dadp_lite/<path>": SHA-256}`` of every file of the ``dadp_lite`` package: what
+    an execution that kept no list of its imports counts as read."""
+    science, files = science_folder().name, science_files().items()
+    return {f"{science}/{name}": current_sha256(str(path)) or "" for name, path in files}
 
 
 def cache_record(
@@ -207,7 +135,7 @@ def cache_record(
 
 def cache_key(record: Mapping) -> str:
     """The entry key of a record: SHA-256 of its JSON (key order does not matter)."""
-    return _sha(json.dumps(_plain(record), sort_keys=True))
+    return record_id(_plain(record), 64)
 
 
 def _signed(content: dict) -> dict:
@@ -279,12 +207,9 @@ class Lookup:
 
 
 class BuildCache:
-    """Executed chapters and pages stored by what they depend on (see the module's text).
-
-    An entry's folder is named by its key and by a hash of the files it read, so results of
-    the same code computed from different files (a data file edited, then restored) are
-    kept side by side.
-    """
+    """Executed chapters and pages stored by what they depend on. An entry's folder is named
+    by its key and the files it read, so results of the same code computed from different
+    files (a data file edited, then restored) are kept side by side."""
 
     def __init__(self, folder: Path, root: Path | None = None) -> None:
         self.folder = Path(folder)
@@ -344,27 +269,18 @@ class BuildCache:
         """Which of the ``dadp_lite`` files the execution opened changed since."""
         changed = []
         for name, digest in sorted((content.get("sources") or {}).items()):
-            now = current_sha256(str(_science_file(name)))
+            now = current_sha256(str(science_folder() / name.partition("/")[2]))
             if now != digest:
                 changed.append(f"{name} {'is gone' if now is None else 'changed'}")
         return _listed("", changed)
 
-    @staticmethod
-    def _newest_first(folders: list[Path]) -> list[Path]:
-        def last_use(path: Path) -> float:
-            try:
-                return (path / ENTRY).stat().st_mtime
-            except OSError:
-                return 0.0
-
-        return sorted(folders, key=last_use, reverse=True)
-
     def _entries(self, page: str) -> list[Path]:
+        """The page's entries, the most recently used first."""
         folder = self._page_folder(page)
         if not folder.is_dir():
             return []
         found = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
-        return self._newest_first(found)
+        return sorted(found, key=_last_use, reverse=True)
 
     def _earlier_records(self, record: Mapping) -> list[dict]:
         """Readable records of the page's entries of other keys, newest first."""
@@ -382,15 +298,10 @@ class BuildCache:
         return found
 
     def lookup(self, record: Mapping, resolve: Resolve | None = None) -> Lookup:
-        """The entry to reuse for ``record``, or why the page must run again.
-
-        Entries of the record's key are tried newest first; a damaged one is removed (and
-        named when no other serves), one whose files read changed is passed over.
-        ``resolve(name)`` is the SHA-256 of the registered excerpt ``name`` where it would
-        be read now; it raises (a missing or altered excerpt) rather than return a stale
-        hash, and the error reaches the caller. Without it, an entry that read an excerpt
-        is not used.
-        """
+        """The entry to reuse for ``record`` (newest first; a damaged one removed), or why the
+        page must run again. ``resolve(name)``: the SHA-256 of the registered excerpt where it
+        would be read now, raising for a missing or altered one (without it, an entry that
+        read an excerpt is not used)."""
         key = cache_key(record)[:32]
         variants = [p for p in self._entries(str(record["page"])) if p.name.startswith(key)]
         damaged, stale = [], ""
@@ -420,11 +331,7 @@ class BuildCache:
     def load(self, folder: Path) -> tuple[dict, bytes, dict[str, bytes]]:
         """An entry's ``entry.json`` content, notebook and files (checked by :meth:`lookup`)."""
         content = json.loads((folder / ENTRY).read_text())
-        files = {
-            path.relative_to(folder / FILES).as_posix(): path.read_bytes()
-            for path in sorted((folder / FILES).rglob("*"))
-            if path.is_file()
-        }
+        files = {name: path.read_bytes() for name, path in files_below(folder / FILES).items()}
         return content, (folder / NOTEBOOK).read_bytes(), files
 
     def store(self, record: Mapping, execution: Execution, executed_at: str) -> Path:
@@ -435,8 +342,7 @@ class BuildCache:
         with temp_folder(folder.parent, folder.name) as tmp:
             (tmp / NOTEBOOK).write_bytes(execution.notebook)
             for name, data in execution.files.items():
-                (tmp / FILES / name).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / FILES / name).write_bytes(data)
+                write_if_changed(tmp / FILES / name, data)
             content = _signed({
                 "record": _plain(record),
                 "key": cache_key(record),
@@ -453,9 +359,8 @@ class BuildCache:
         return folder
 
     def prune(self, page: str) -> list[Path]:
-        """Remove the page's entries that eviction does not keep (see the module's text):
-        per profile, the :data:`KEEP_RECENT` most recently used and the :data:`KEEP_COSTLY`
-        slowest of the rest. Returns the removed folders."""
+        """Remove the page's entries that eviction does not keep: per profile, the
+        :data:`KEEP_RECENT` most recently used and the :data:`KEEP_COSTLY` slowest of the rest."""
         groups: dict[object, list[tuple[Path, float]]] = {}
         for folder in self._entries(page):  # newest first
             try:
@@ -479,6 +384,13 @@ class BuildCache:
     def discard(entry: Path) -> None:
         """Remove an entry (one that turned out unusable)."""
         shutil.rmtree(entry, ignore_errors=True)
+
+
+def _last_use(entry: Path) -> float:
+    try:
+        return (entry / ENTRY).stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def merge_outputs(source: str, executed: bytes) -> bytes:

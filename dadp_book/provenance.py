@@ -1,11 +1,8 @@
-"""What a result was computed from: source hashes, package versions, dataset files.
+"""What a result was computed from: file hashes, package versions, dataset files.
 
-A sweep point (and a run) records the SHA-256 of its chapter's source, the dadp-lite
-version with a hash of the installed package's sources (so an edited package counts as a
-change even at the same version number), the versions of the packages that compute
-numbers, the profile, every parameter value, the seed, and the provenance of each dataset
-parameter. The executor reports the package hash and versions of the process that ran the
-kernel, so a Dask worker with another installation is noticed.
+The package hash (:func:`package_sources_sha256`) makes an edited ``dadp_lite`` a change
+even at the same version number; the executor reports it with the versions of the process
+that ran the kernel, so a Dask worker with another installation is noticed.
 """
 
 from __future__ import annotations
@@ -20,33 +17,25 @@ from pathlib import Path
 
 from dadp_book.discovery import chapter_path
 from dadp_book.errors import BuildError
+from dadp_book.parameters import (
+    chapter_parameters,
+    check_memory_estimate,
+    check_records,
+    effective_parameters,
+)
 
 __all__ = [
-    "NUMERIC_PACKAGES",
-    "REPORTED_PACKAGES",
-    "check_unchanged",
-    "dataset_record",
-    "datasets_of",
-    "environment",
-    "file_sha256",
-    "folder_hashes",
-    "package_sources_sha256",
-    "record_id",
-    "sweep_provenance",
-    "versions",
-]
+    "NUMERIC_PACKAGES", "REPORTED_PACKAGES", "check_datasets", "check_unchanged",
+    "dataset_record", "datasets_of", "environment", "file_sha256", "files_below",
+    "files_sha256", "folder_hashes", "package_sources_sha256", "record_id", "science_files",
+    "science_folder", "sweep_provenance", "versions",
+]  # fmt: skip
 
 #: Packages whose versions can change a computed number (recorded with every result).
 NUMERIC_PACKAGES = (
-    "numpy",
-    "scipy",
-    "pandas",
-    "scikit-learn",
-    "anonypy",
-    "dp-accounting",
-    "threadpoolctl",
+    "numpy", "scipy", "pandas", "scikit-learn", "anonypy", "dp-accounting", "threadpoolctl",
     "dadp-lite",
-)
+)  # fmt: skip
 #: Packages listed on the book's status page.
 REPORTED_PACKAGES = (*NUMERIC_PACKAGES, "matplotlib", "papermill", "jupyter-book")
 
@@ -71,20 +60,48 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def files_below(folder: Path, hidden: bool = True) -> dict[str, Path]:
+    """``{relative path: path}`` of every file below ``folder``, sorted (``hidden=False``:
+    hidden files and folders left out)."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if path.is_file() and (hidden or not any(p.startswith(".") for p in relative.parts)):
+            found[relative.as_posix()] = path
+    return found
+
+
+def files_sha256(files: Mapping[str, Path]) -> str:
+    """One SHA-256 over names and the bytes of their files (a missing file counts as empty)."""
+    digest = hashlib.sha256()
+    for name, path in files.items():
+        digest.update(f"{name}\0".encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def science_folder() -> Path:
+    """The folder of the ``dadp_lite`` package this process (and every kernel it starts)
+    imports."""
+    import dadp_lite
+
+    return Path(dadp_lite.__file__).resolve().parent
+
+
+def science_files() -> dict[str, Path]:
+    """:func:`files_below` the ``dadp_lite`` package, compiled files left out."""
+    return {
+        name: path
+        for name, path in files_below(science_folder()).items()
+        if "__pycache__" not in Path(name).parts and path.suffix != ".pyc"
+    }
+
+
 @lru_cache(maxsize=1)
 def package_sources_sha256() -> str:
     """One hash over the installed ``dadp_lite`` package: every file's path and bytes."""
-    import dadp_lite
-
-    package = Path(dadp_lite.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        relative = path.relative_to(package)
-        if path.is_file() and "__pycache__" not in relative.parts and path.suffix != ".pyc":
-            digest.update(f"{relative.as_posix()}\0".encode())
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
-    return digest.hexdigest()
+    return files_sha256(science_files())
 
 
 def environment() -> dict:
@@ -106,13 +123,9 @@ def sweep_provenance(root: Path, slug: str, profile: str | None) -> dict:
 
 
 def dataset_record(value: str, locate: bool) -> dict:
-    """Provenance of one dataset value (registered name or absolute file path).
-
-    ``locate=False`` describes a registered excerpt from the registry alone (its SHA-256 is
-    verified wherever it is read), so a sweep's client needs no copy of the data; a file is
-    always hashed. ``locate=True`` finds and verifies registered files too
-    (:func:`dadp_lite.data.source_info`).
-    """
+    """Provenance of one dataset value (registered name or absolute file path). A file is
+    always hashed; a registered excerpt only with ``locate`` (else it is described from the
+    registry, so a sweep's client needs no copy of the data)."""
     from dadp_lite.data import DATASETS, DataError, source_info
 
     if value in DATASETS and not locate:
@@ -132,11 +145,8 @@ def datasets_of(
     locate: bool,
     known: dict[str, dict] | None = None,
 ) -> dict:
-    """``{parameter: record or [records]}`` for every dataset-typed parameter.
-
-    Each file is read, hashed and validated (:func:`dadp_lite.data.source_info`); ``known``
-    keeps the records of values already described (a sweep describes each file once).
-    """
+    """``{parameter: record or [records]}`` for every dataset-typed parameter; ``known``
+    keeps the records of values already described (a sweep describes each file once)."""
     known = {} if known is None else known
 
     def record(value: str) -> dict:
@@ -153,17 +163,28 @@ def datasets_of(
     return out
 
 
+def check_datasets(
+    root: Path, slug: str, values: Mapping[str, object], locate: bool, known: dict | None = None
+) -> tuple[dict, dict]:
+    """A chapter's effective values and its datasets (:func:`datasets_of`), their record
+    counts checked against its k and the memory its values need (run, sweep and build)."""
+    params = chapter_parameters(root, slug)
+    effective = effective_parameters(root, slug, values)
+    datasets = datasets_of({p.name: p.spec for p in params}, effective, locate, known)
+    check_records(slug, effective, datasets)
+    check_memory_estimate(slug, effective, params, datasets)
+    return effective, datasets
+
+
 def check_unchanged(
     datasets: Mapping[str, object], loaded: Mapping[str, Sequence[str]] | None = None
 ) -> None:
     """Refuse a result not computed from the bytes its record names (run, point).
 
-    ``datasets`` as from :func:`datasets_of`; ``loaded`` maps each dataset file the kernel
-    read to the SHA-256 of the bytes it read (:attr:`dadp_book.execute.Execution.loaded`).
-    A record's hash must be the hash of the bytes read: a file the kernel read is compared
-    by what it read (a file swapped and put back during the run is caught); one it did not
-    read through ``dadp_lite`` is hashed again. A registered excerpt described from the
-    registry alone has no path; it is verified wherever it is read.
+    ``loaded``: the SHA-256s of the bytes the kernel read of each dataset file
+    (:attr:`dadp_book.execute.Execution.loaded`), compared instead of the file (one swapped
+    and put back during the run is caught); a file it did not read through ``dadp_lite``
+    is hashed again; a registered excerpt without a path is verified wherever it is read.
     """
     loaded = loaded or {}
     for parameter, records in datasets.items():
@@ -190,11 +211,8 @@ def check_unchanged(
 
 def folder_hashes(folder: Path, exclude: Sequence[str] = ()) -> dict[str, str]:
     """``{relative path: SHA-256}`` of every file below ``folder`` (hidden files included)."""
-    return {
-        path.relative_to(folder).as_posix(): file_sha256(path)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.relative_to(folder).as_posix() not in exclude
-    }
+    files = files_below(folder).items()
+    return {name: file_sha256(path) for name, path in files if name not in exclude}
 
 
 def record_id(record: object, length: int = 16) -> str:

@@ -45,6 +45,7 @@ from dadp_book.outputs import (
     interruptible,
     output_lock,
     output_parent,
+    read_json,
     write_atomic,
 )
 from dadp_book.parameters import (
@@ -398,11 +399,8 @@ def _timings(build_dir: Path, profile: str, wall: float, results: Sequence[Chapt
     result shown (this build's, or the earlier build's for the same results, else none)."""
     keys = {r.page: r.key for r in results}
     book_wall: float | None = wall if not any(r.reused for r in results) else None
-    try:
-        previous = json.loads((build_dir / "timings.json").read_text())
-    except (OSError, ValueError):
-        previous = {}
-    if book_wall is None and isinstance(previous, dict) and previous.get("keys") == keys:
+    previous = read_json(build_dir / "timings.json")
+    if book_wall is None and previous.get("keys") == keys:
         book_wall = previous.get("book_wall_seconds")
     return {
         "profile": profile,

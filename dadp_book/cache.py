@@ -10,7 +10,6 @@ SHA-256 of its own content); it is written in a temporary folder and renamed int
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -21,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from dadp_book.execute import Execution, write_if_changed
-from dadp_book.outputs import atomic_replace, clean_stale_temps, temp_folder
+from dadp_book.outputs import atomic_replace, clean_stale_temps, read_json, temp_folder
 from dadp_book.provenance import (
     NUMERIC_PACKAGES,
     file_sha256,
@@ -31,6 +30,7 @@ from dadp_book.provenance import (
     record_id,
     science_files,
     science_folder,
+    text_sha256,
     versions,
 )
 
@@ -66,10 +66,6 @@ _FIELDS = {
     "machinery_sha256": "build machinery changed (dadp_book's execute, cache, discovery)",
     "datasets": "dataset file changed",
 }
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _plain(value: object) -> object:
@@ -116,7 +112,7 @@ def cache_record(
     """What a page's outputs depend on, before it runs (``notebook``: the converted source)."""
     content = json.loads(notebook)
     code = [
-        _sha("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+        text_sha256("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
         for cell in content["cells"]
         if cell["cell_type"] == "code"
     ]
@@ -140,7 +136,7 @@ def cache_key(record: Mapping) -> str:
 
 def _signed(content: dict) -> dict:
     body = {k: v for k, v in content.items() if k != "sha256"}
-    return {**body, "sha256": _sha(json.dumps(body, sort_keys=True))}
+    return {**body, "sha256": record_id(body, 64)}
 
 
 def _changes(old: Mapping, new: Mapping) -> str:
@@ -223,7 +219,7 @@ class BuildCache:
     ) -> Path:
         """Where the entry of ``record`` computed from the files ``reads`` and the package
         files ``sources`` is stored."""
-        files = _sha(json.dumps([sorted(reads.items()), sorted((sources or {}).items())]))[:12]
+        files = record_id([sorted(reads.items()), sorted((sources or {}).items())], 12)
         return self._page_folder(str(record["page"])) / f"{cache_key(record)[:32]}-{files}"
 
     def _name(self, path: str) -> str:
@@ -289,11 +285,8 @@ class BuildCache:
         for entry in self._entries(str(record["page"])):
             if entry.name.startswith(key):
                 continue
-            try:
-                content = json.loads((entry / ENTRY).read_text())
-            except (OSError, ValueError):
-                continue
-            if isinstance(content, dict) and isinstance(content.get("record"), dict):
+            content = read_json(entry / ENTRY)
+            if isinstance(content.get("record"), dict):
                 found.append(content["record"])
         return found
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -32,7 +33,7 @@ from dadp_book.errors import BuildError
 __all__ = [
     "MIN_FREE_BYTES", "atomic_replace", "check_free_space", "check_replaceable",
     "clean_stale_temps", "disk_full", "interruptible", "output_lock", "output_parent",
-    "remove_stale_sockets", "temp_folder", "temp_prefix", "write_atomic",
+    "read_json", "remove_stale_sockets", "temp_folder", "temp_prefix", "write_atomic",
 ]  # fmt: skip
 
 TEMP_PREFIX = ".tmp-"
@@ -119,6 +120,15 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object written earlier; {} if it is missing, unreadable or not an object."""
+    try:
+        content = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return content if isinstance(content, dict) else {}
 
 
 def check_replaceable(out: Path, marker: str) -> None:

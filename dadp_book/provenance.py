@@ -28,7 +28,7 @@ __all__ = [
     "NUMERIC_PACKAGES", "REPORTED_PACKAGES", "check_datasets", "check_unchanged",
     "dataset_record", "datasets_of", "environment", "file_sha256", "files_below",
     "files_sha256", "folder_hashes", "package_sources_sha256", "record_id", "science_files",
-    "science_folder", "sweep_provenance", "versions",
+    "science_folder", "sweep_provenance", "text_sha256", "versions",
 ]  # fmt: skip
 
 #: Packages whose versions can change a computed number (recorded with every result).
@@ -217,5 +217,9 @@ def folder_hashes(folder: Path, exclude: Sequence[str] = ()) -> dict[str, str]:
 
 def record_id(record: object, length: int = 16) -> str:
     """Short SHA-256 of a JSON-able record (key order does not matter)."""
-    text = json.dumps(record, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:length]
+    return text_sha256(json.dumps(record, sort_keys=True, default=str))[:length]
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 of a text's UTF-8 bytes."""
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -9,7 +9,6 @@ its warnings must be seen again in strict mode.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -21,8 +20,16 @@ from pathlib import Path
 import yaml
 
 from dadp_book.errors import BuildError
-from dadp_book.outputs import temp_folder, write_atomic
-from dadp_book.provenance import file_sha256, files_below, folder_hashes, science_folder, versions
+from dadp_book.outputs import read_json, temp_folder, write_atomic
+from dadp_book.provenance import (
+    file_sha256,
+    files_below,
+    folder_hashes,
+    record_id,
+    science_folder,
+    text_sha256,
+    versions,
+)
 from dadp_book.stage import copy_static, resolve_notebook_links, sync_folder
 
 __all__ = ["render_html", "render_single_chapter", "staged_state"]
@@ -92,10 +99,10 @@ def _document(path: Path) -> dict:
     outputs = ""
     if path.suffix == ".ipynb":
         cells = [c.get("outputs", []) for c in _cells(path) if c.get("cell_type") == "code"]
-        outputs = hashlib.sha256(json.dumps(cells, sort_keys=True).encode()).hexdigest()
+        outputs = record_id(cells, 64)
     return {
         "title": title[1] if title else "",
-        "structure": hashlib.sha256("\n".join(structure).encode()).hexdigest(),
+        "structure": text_sha256("\n".join(structure)),
         "labels": labels,
         "outputs": outputs,
     }
@@ -170,12 +177,12 @@ def render_html(stage: Path, build_dir: Path, strict: bool = True, builder: str 
     state = {**staged_state(stage), "strict": strict}
     outputs = jb_out / f".dadp-{builder}-output.json"
     damaged = ""
-    if _load(record) == state:
-        damaged = _restore(jb_out / "_build" / builder, html, _load(outputs))
+    if read_json(record) == state:
+        damaged = _restore(jb_out / "_build" / builder, html, read_json(outputs))
         if not damaged:
             print(f"  {builder}: the staged book is unchanged since its last render", flush=True)
             return html
-    previous = _load(environment)  # what Sphinx's environment was last built from
+    previous = read_json(environment)  # what Sphinx's environment was last built from
     record.unlink(missing_ok=True)
     environment.unlink(missing_ok=True)  # a failed render is followed by a full one
     old_files = previous.get("files") or {}
@@ -248,14 +255,6 @@ def _restore(rendered: Path, html: Path, expected: dict) -> str:
         print(f"  {html.name}: re-created {len(wrong)} page(s) missing or damaged in the "
               f"output: {shown}", flush=True)  # fmt: skip
     return ""
-
-
-def _load(path: Path) -> dict:
-    try:
-        content = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return content if isinstance(content, dict) else {}
 
 
 def render_single_chapter(root: Path, slug: str, notebook: Path, destination: Path) -> Path:

@@ -41,10 +41,7 @@ from dadp_book.execute import Execution, show_values
 from dadp_book.outputs import (
     check_free_space,
     clean_stale_temps,
-    disk_full,
-    interruptible,
-    output_lock,
-    output_parent,
+    exclusive_output,
     read_json,
     write_atomic,
 )
@@ -372,9 +369,7 @@ def build_book(
         + ("--force: nothing reused" if force else f"reusing unchanged results from {cache.folder}")
     )
     start = time.perf_counter()
-    check_free_space(build_dir, "a build")
-    # SIGTERM stops the workers and their kernels, as Ctrl-C does; one build per folder
-    with interruptible(), output_parent(build_dir), output_lock(build_dir), disk_full(build_dir):
+    with exclusive_output(build_dir, "a build"):  # SIGTERM stops the workers and kernels
         results, pages = execute_book(
             root, slugs, profile, stage, jobs, cache=cache, force=force, with_pages=with_pages
         )

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from dadp_book.execute import Execution, write_if_changed
 from dadp_book.outputs import atomic_replace, clean_stale_temps, read_json, temp_folder
@@ -68,7 +69,7 @@ _FIELDS = {
 }
 
 
-def _plain(value: object) -> object:
+def _plain(value: object) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, default=str))
 
 

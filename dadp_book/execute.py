@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jupyter_client import AsyncKernelManager
 
@@ -122,7 +123,7 @@ class PinnedKernelManager(AsyncKernelManager):
     of its own (``ipc``) rather than TCP ports: kernels started at once cannot race for a
     free port (a lost race left a kernel that never answered, after a 60 s wait)."""
 
-    async def start_kernel(self, **kw: object) -> None:
+    async def start_kernel(self, **kw: Any) -> None:
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENVIRONMENT}
         remove_stale_sockets(Path(tempfile.gettempdir()), "dadp-kernel-")  # of killed kernels
         # papermill runs the kernel in its working folder by changing ours (``cwd``)
@@ -180,9 +181,9 @@ def _reads(work: Path, loaded: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
             path = Path(line)
             if line and path.is_file() and work not in path.parents:
                 found[line] = file_sha256(path)
-    for path, digests in loaded.items():
-        if work not in Path(path).parents:
-            found[path] = digests[0]
+    for name, digests in loaded.items():
+        if work not in Path(name).parents:
+            found[name] = digests[0]
     return dict(sorted(found.items()))
 
 

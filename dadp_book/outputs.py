@@ -32,8 +32,9 @@ from dadp_book.errors import BuildError
 
 __all__ = [
     "MIN_FREE_BYTES", "atomic_replace", "check_free_space", "check_replaceable",
-    "clean_stale_temps", "disk_full", "interruptible", "output_lock", "output_parent",
-    "read_json", "remove_stale_sockets", "temp_folder", "temp_prefix", "write_atomic",
+    "clean_stale_temps", "disk_full", "exclusive_output", "interruptible", "output_lock",
+    "output_parent", "read_json", "remove_stale_sockets", "temp_folder", "temp_prefix",
+    "write_atomic",
 ]  # fmt: skip
 
 TEMP_PREFIX = ".tmp-"
@@ -277,6 +278,15 @@ def check_free_space(out: Path, what: str, need: int = MIN_FREE_BYTES) -> None:
             f"the disk holding {out} has {free / 2**20:.0f} MiB free; {what} needs at least "
             f"{need / 2**20:.0f} MiB: free some space and run again"
         )
+
+
+@contextmanager
+def exclusive_output(out: Path, what: str) -> Iterator[None]:
+    """Write ``out`` alone (:func:`check_free_space` for ``what``, then
+    :func:`interruptible`, :func:`output_parent`, :func:`output_lock` and :func:`disk_full`)."""
+    check_free_space(out, what)
+    with interruptible(), output_parent(out), output_lock(out), disk_full(out):
+        yield
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from dadp_book.discovery import chapter_path
 from dadp_book.errors import BuildError
@@ -149,7 +150,7 @@ def datasets_of(
     keeps the records of values already described (a sweep describes each file once)."""
     known = {} if known is None else known
 
-    def record(value: str) -> dict:
+    def record(value: Any) -> dict:
         if value not in known:
             known[value] = dataset_record(value, locate)
         return dict(known[value])
@@ -177,7 +178,7 @@ def check_datasets(
 
 
 def check_unchanged(
-    datasets: Mapping[str, object], loaded: Mapping[str, Sequence[str]] | None = None
+    datasets: Mapping[str, Any], loaded: Mapping[str, Sequence[str]] | None = None
 ) -> None:
     """Refuse a result not computed from the bytes its record names (run, point).
 

@@ -269,7 +269,7 @@ def render_single_chapter(root: Path, slug: str, notebook: Path, destination: Pa
         for name in ("references.md", "references.bib", "glossary.md"):
             if (root / "book" / name).is_file():
                 shutil.copy2(root / "book" / name, stage / "book" / name)
-        toc = {"format": "jb-book", "root": f"notebooks/{slug}"}
+        toc: dict[str, object] = {"format": "jb-book", "root": f"notebooks/{slug}"}
         pages = [p for p in ("references", "glossary") if (stage / "book" / f"{p}.md").is_file()]
         if pages:
             toc["chapters"] = [{"file": f"book/{p}"} for p in pages]

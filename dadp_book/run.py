@@ -25,13 +25,9 @@ from dadp_book.errors import BuildError
 from dadp_book.execute import Execution, execute_notebook
 from dadp_book.outputs import (
     atomic_replace,
-    check_free_space,
     check_replaceable,
     clean_stale_temps,
-    disk_full,
-    interruptible,
-    output_lock,
-    output_parent,
+    exclusive_output,
     temp_folder,
 )
 from dadp_book.parameters import profile_values, validate_parameters
@@ -106,8 +102,7 @@ def run_chapter(
     name = f"{slug}-{record_id({'profile': profile, **values}, 8)}"
     out = Path(out or (runs_dir or root / "runs") / name).resolve()
     _check_output(out, slug)
-    check_free_space(out, "a run")
-    with interruptible(), output_parent(out), output_lock(out), disk_full(out):
+    with exclusive_output(out, "a run"):
         _check_output(out, slug)  # again, now that no other run can write it
         with temp_folder(out.parent, out.name) as tmp:
             clean_stale_temps(out.parent)

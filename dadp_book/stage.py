@@ -60,7 +60,7 @@ def copy_static(root: Path, stage: Path) -> None:
 def _filtered_toc(toc: object, keep: set[str]) -> object:
     if not isinstance(toc, Mapping):
         return toc
-    out = {}
+    out: dict = {}
     for key, value in toc.items():
         if key in ("parts", "chapters", "sections"):
             kept = [item for item in (_filtered_toc(i, keep) for i in value) if item is not None]

@@ -280,15 +280,10 @@ def execute_book(
     with_pages: bool | None = None,
     notebooks: Path | None = None,
 ) -> tuple[list[ChapterResult], list[ChapterResult]]:
-    """Execute chapters (with a profile's values) and the executable pages, in one pool;
-    returns (chapters, pages), in order.
-
-    Chapters are saved in ``notebooks`` (default ``stage/notebooks``), pages in
-    ``stage/pages``; the pages run after the chapters, when every chapter is built or
-    ``with_pages`` asks. Every chapter's values and datasets (:class:`DataInForce`) are
-    checked before the first kernel starts or result is reused. With a ``cache``, a page
-    whose inputs are unchanged is reused, not executed (``force`` executes everything).
-    """
+    """Execute chapters (with a profile's values, into ``notebooks``, default
+    ``stage/notebooks``) and then, if every chapter is built or ``with_pages`` asks, the
+    executable pages (into ``stage/pages``); returns (chapters, pages). Values and datasets
+    are checked first; with a ``cache``, unchanged pages are reused unless ``force``."""
     jobs = check_jobs(jobs)
     built = None if set(slugs) == set(list_chapters(root)) else list(slugs)
     pages = built is None if with_pages is None else with_pages
@@ -337,7 +332,9 @@ def execute_chapters(
     root: Path, slugs: Sequence[str], profile: str, workdir: Path, jobs: int
 ) -> list[ChapterResult]:
     """Execute chapters with a profile's values (no cache, no page) into ``workdir``."""
-    chapters, _ = execute_book(root, slugs, profile, workdir.parent, jobs, notebooks=workdir)
+    chapters, _ = execute_book(
+        root, slugs, profile, workdir.parent, jobs, with_pages=False, notebooks=workdir
+    )
     return chapters
 
 

@@ -388,13 +388,9 @@ def _last_use(entry: Path) -> float:
 
 
 def merge_outputs(source: str, executed: bytes) -> bytes:
-    """The current source (``.ipynb`` text) with the outputs of an execution of the same code.
-
-    Code cells take, by position, the executed cell's outputs, execution count, source (the
-    parameters cell shows the values used) and its execution metadata; markdown and cell
-    tags come from ``source``. Refuses (``ValueError``) code that is not the same. The same
-    inputs give the same bytes (cell ids follow the position).
-    """
+    """The current source (``.ipynb`` text) with the outputs of an execution of the same
+    code (else ``ValueError``): code cells take, by position, the executed cell's outputs,
+    count, source (the values used) and execution metadata; markdown and tags stay."""
     import nbformat
 
     current = nbformat.reads(source, as_version=4)

@@ -359,13 +359,10 @@ def _tagged(notebook, tag: str) -> int:
 
 
 def show_used_parameters(notebook, shown: Mapping[str, object] | None = None):
-    """One parameters cell showing the values used; returns the notebook, changed in place.
-
-    The cell tagged ``parameters`` shows each value papermill injected (a value equal to the
-    default keeps the author's text), or the value in ``shown`` instead (``{"BOOK_ROOT":
-    "."}``: the book's folder as a reader names it); the injected cell goes, execution
-    counts are renumbered, cell ids follow the position, papermill's temporary paths go.
-    """
+    """The notebook, changed in place: the cell tagged ``parameters`` shows each injected
+    value (one equal to the default keeps the author's text), or the one in ``shown``
+    (``{"BOOK_ROOT": "."}``: as a reader names it); the injected cell and papermill's
+    temporary paths go, execution counts are renumbered, cell ids follow the position."""
     from papermill.translators import PythonTranslator
 
     shown = dict(shown or {})
@@ -414,12 +411,9 @@ def execute_notebook(
     scratch: Path | None = None,
     shown: Mapping[str, object] | None = None,
 ) -> Execution:
-    """Execute a converted chapter (``.ipynb`` text) with ``parameters`` injected by papermill.
-
-    The kernel works in a temporary folder in ``scratch`` (default: the system's). A chapter's
-    failure is not raised: ``error`` names the notebook and cell, and the notebook is the
-    one papermill wrote, traceback included. ``shown``: see :func:`show_used_parameters`.
-    """
+    """Execute a converted chapter (``.ipynb`` text) with ``parameters``, the kernel in a
+    temporary folder in ``scratch``. A failing cell is not raised: ``error`` names it, and
+    the notebook is papermill's, traceback included (``shown``: :func:`show_used_parameters`)."""
     import papermill
 
     start = time.perf_counter()

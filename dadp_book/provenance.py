@@ -180,13 +180,9 @@ def check_datasets(
 def check_unchanged(
     datasets: Mapping[str, Any], loaded: Mapping[str, Sequence[str]] | None = None
 ) -> None:
-    """Refuse a result not computed from the bytes its record names (run, point).
-
-    ``loaded``: the SHA-256s of the bytes the kernel read of each dataset file
-    (:attr:`dadp_book.execute.Execution.loaded`), compared instead of the file (one swapped
-    and put back during the run is caught); a file it did not read through ``dadp_lite``
-    is hashed again; a registered excerpt without a path is verified wherever it is read.
-    """
+    """Refuse a result not computed from the bytes its record names (run, point): what the
+    kernel read (``loaded``, :attr:`dadp_book.execute.Execution.loaded`: a file swapped and
+    put back is caught), else the file now; an excerpt without a path is checked where read."""
     loaded = loaded or {}
     for parameter, records in datasets.items():
         for record in records if isinstance(records, list) else [records]:

@@ -86,17 +86,10 @@ def _labels_outside(root: Path, built: Sequence[str], known: Sequence[str]) -> d
 
 
 def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[str, list[str]]:
-    """Make a page's links to chapters fit the chapters being built.
-
-    - ``{doc}`../notebooks/NN``` (a bare two-digit number) links to the chapter whose slug
-      starts with ``NN-``.
-    - Links to chapters not in ``built``, or numbers with no chapter yet, become plain text
-      (the chapter's title), as do ``{ref}``/``{numref}``/``{prf:ref}`` to labels defined
-      in such chapters. Unknown targets are left for the strict build to report.
-    - Cross-document glue from a chapter not built becomes a short text naming it.
-
-    Returns the new text and one note per link turned into text.
-    """
+    """A page's text with its links fit to the chapters ``built``, and one note per link
+    made text: ``{doc}`../notebooks/NN``` links to the chapter ``NN-...``; a link, reference
+    or glued number into a chapter not built (or a number with no chapter yet) becomes
+    text naming it; unknown targets are left for the strict build to report."""
     built, known, notes = list(built), list_chapters(root), []
     missing_labels = _labels_outside(root, built, known)
 

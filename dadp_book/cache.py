@@ -20,8 +20,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from dadp_book.execute import Execution, write_if_changed
-from dadp_book.outputs import atomic_replace, clean_stale_temps, read_json, temp_folder
+from dadp_book.execute import Execution
+from dadp_book.outputs import (
+    atomic_replace,
+    clean_stale_temps,
+    read_json,
+    temp_folder,
+    write_if_changed,
+)
 from dadp_book.provenance import (
     NUMERIC_PACKAGES,
     file_sha256,
@@ -368,10 +374,9 @@ class BuildCache:
         for entries in groups.values():
             rest = entries[KEEP_RECENT:]
             costly = sorted(rest, key=lambda item: item[1], reverse=True)[:KEEP_COSTLY]
-            for folder, _seconds in rest:
-                if (folder, _seconds) not in costly:
-                    shutil.rmtree(folder, ignore_errors=True)
-                    removed.append(folder)
+            removed += [folder for folder, seconds in rest if (folder, seconds) not in costly]
+        for folder in removed:
+            shutil.rmtree(folder, ignore_errors=True)
         return removed
 
     @staticmethod

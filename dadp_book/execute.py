@@ -31,14 +31,14 @@ from typing import Any
 from jupyter_client import AsyncKernelManager
 
 import dadp_lite
-from dadp_book.outputs import remove_stale_sockets, temp_folder
+from dadp_book.outputs import remove_stale_sockets, temp_folder, write_if_changed
 from dadp_book.provenance import environment, file_sha256, files_below, science_folder
 from dadp_lite.data import ENV_READS_LOG
 
 __all__ = [
     "KERNEL_ENVIRONMENT", "Execution", "changed_while_read", "describe_failure",
     "science_folder", "execute_notebook", "show_parameters", "show_used_parameters",
-    "show_values", "write_if_changed",
+    "show_values",
 ]  # fmt: skip
 
 THREAD_VARIABLES = (
@@ -230,19 +230,6 @@ def changed_while_read(loaded: Mapping[str, tuple[str, ...]]) -> str | None:
     return None
 
 
-def write_if_changed(path: Path, content: bytes) -> bool:
-    """Write ``content`` unless the file already holds it (its time then stays, so that
-    Sphinx sees no change); returns whether it wrote."""
-    try:
-        if path.stat().st_size == len(content) and path.read_bytes() == content:
-            return False
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content)
-    return True
-
-
 @dataclass
 class Execution:
     """One executed chapter: the notebook, the files it wrote, its time and its failure;
@@ -284,12 +271,10 @@ def describe_failure(slug: str, error: BaseException) -> str:
 def _comments(source: str) -> dict[int, str]:
     """Line number -> the comment on that line (``# ...``)."""
     found: dict[int, str] = {}
-    try:
+    with contextlib.suppress(tokenize.TokenError, IndentationError, SyntaxError):
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type == tokenize.COMMENT:
                 found[token.start[0]] = token.string
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
     return found
 
 

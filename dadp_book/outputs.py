@@ -9,6 +9,7 @@ run removes those whose owning process (on this host) is gone, and SIGTERM becom
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -34,7 +35,7 @@ __all__ = [
     "MIN_FREE_BYTES", "atomic_replace", "check_free_space", "check_replaceable",
     "clean_stale_temps", "disk_full", "exclusive_output", "interruptible", "output_lock",
     "output_parent", "read_json", "remove_stale_sockets", "temp_folder", "temp_prefix",
-    "write_atomic",
+    "write_atomic", "write_if_changed",
 ]  # fmt: skip
 
 TEMP_PREFIX = ".tmp-"
@@ -123,6 +124,17 @@ def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def write_if_changed(path: Path, content: bytes) -> bool:
+    """Write ``content`` unless the file already holds it (its time then stays, so that
+    Sphinx sees no change); returns whether it wrote."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == len(content) and path.read_bytes() == content:
+            return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return True
+
+
 def read_json(path: Path) -> dict:
     """A JSON object written earlier; {} if it is missing, unreadable or not an object."""
     try:
@@ -175,10 +187,8 @@ def _is_file(path: Path) -> bool:
 
 def _remove_empty(folders: list[Path]) -> None:
     for folder in folders:  # deepest first
-        try:
+        with contextlib.suppress(OSError):
             folder.rmdir()
-        except OSError:
-            pass
 
 
 def remove_stale_sockets(folder: Path, prefix: str, min_age: float = 60.0) -> list[str]:
@@ -249,10 +259,8 @@ def output_lock(out: Path) -> Iterator[None]:
         os.write(handle, str(os.getpid()).encode())
         yield
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
         os.close(handle)
 
 

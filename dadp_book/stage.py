@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from dadp_book.discovery import chapter_path, chapter_title, list_chapters, list_pages
-from dadp_book.execute import write_if_changed
+from dadp_book.outputs import write_if_changed
 from dadp_book.provenance import files_below, versions
 from dadp_book.sphinx_cite import BUILD_INFO
 
@@ -98,11 +98,8 @@ def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[
         numbered = [s for s in known if s.split("-", 1)[0] == target]
         slug = (numbered[0] if len(numbered) == 1 else None) if target.isdigit() else target
         if slug in built:
-            return (
-                "{doc}`"
-                + (f"{label} <../notebooks/{slug}>" if label else f"../notebooks/{slug}")
-                + "`"
-            )
+            link = f"{label} <../notebooks/{slug}>" if label else f"../notebooks/{slug}"
+            return f"{{doc}}`{link}`"
         if slug is None and target.isdigit():
             notes.append(f"chapter {target} does not exist yet; named as text")
             return f"*{label or f'chapter {int(target)}'}*"

@@ -113,16 +113,14 @@ def _profile_values(root: Path, slugs: Sequence[str], profile: str) -> dict[str,
     }
 
 
-def _page_parameters(root: Path, page: str, profile: str) -> tuple[dict, dict]:
+def _page_parameters(root: Path, notebook: str, profile: str) -> tuple[dict, dict]:
     """(values passed, values shown) for what a page's parameters cell asks for:
     ``BOOK_ROOT``, the book's root (shown as ``"."``, the folder as a reader names it), to
     read repository files from its private folder; ``CHAPTER_VALUES``, :func:`chapter_values`,
     so that a finding is evaluated at the values its chapter runs with."""
-    import jupytext
-
-    notebook = jupytext.read(root / f"{page}.md")
-    tagged = [c for c in notebook.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    source = "\n".join(cell.source for cell in tagged)
+    cells = json.loads(notebook)["cells"]
+    tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    source = "\n".join("".join(cell["source"]) for cell in tagged)
     passed: dict = {}
     shown: dict = {}
     if "BOOK_ROOT" in source:
@@ -200,9 +198,9 @@ def _plan(
         notebook = convert_chapter(root, slug)
         jobs.append(_Job(root, f"notebooks/{slug}", slug, notebook, values[slug], {}, folder))
     for page in list_pages(root) if with_pages else ():
-        passed, shown = _page_parameters(root, page, profile)
-        notebook, folder = convert_page(root, page), stage / "pages"
-        jobs.append(_Job(root, page, Path(page).name, notebook, passed, shown, folder))
+        notebook = convert_page(root, page)
+        passed, shown = _page_parameters(root, notebook, profile)
+        jobs.append(_Job(root, page, Path(page).name, notebook, passed, shown, stage / "pages"))
     return jobs
 
 

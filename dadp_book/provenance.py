@@ -54,11 +54,8 @@ def versions(packages: Sequence[str] = REPORTED_PACKAGES) -> dict[str, str]:
 
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def files_below(folder: Path, hidden: bool = True) -> dict[str, Path]:

@@ -178,10 +178,6 @@ class DataInForce:
     def __init__(self) -> None:
         self.known: dict[str, dict] = {}
 
-    def check_chapter(self, root: Path, slug: str, values: dict) -> None:
-        """A chapter's datasets, record counts and memory (:func:`check_datasets`)."""
-        check_datasets(root, slug, values, True, self.known)
-
     def excerpt_sha256(self, name: str) -> str:
         """The SHA-256 of the registered excerpt ``name`` where it would be read now."""
         if name not in self.known:
@@ -289,7 +285,7 @@ def execute_book(
     data = DataInForce()
     for job in plan:  # the data in force, before anything is written, reused or executed
         if job.page.startswith("notebooks/"):
-            data.check_chapter(root, job.name, job.parameters)
+            check_datasets(root, job.name, job.parameters, True, data.known)
     for job in plan:  # every lookup first: an excerpt refused reuses nothing
         if cache is not None:
             job.record = _record(root, job, profile)

@@ -30,7 +30,7 @@ from dadp_book.provenance import (
     text_sha256,
     versions,
 )
-from dadp_book.stage import copy_static, resolve_notebook_links, sync_folder
+from dadp_book.stage import resolve_notebook_links, sync_folder
 
 __all__ = ["render_html", "render_single_chapter", "staged_state"]
 
@@ -265,7 +265,7 @@ def render_single_chapter(root: Path, slug: str, notebook: Path, destination: Pa
         (stage / "notebooks").mkdir(parents=True)
         (stage / "book").mkdir()
         shutil.copy2(root / "_config.yml", stage / "_config.yml")
-        copy_static(root, stage)
+        sync_folder(root / "_static", stage / "_static")
         for name in ("references.md", "references.bib", "glossary.md"):
             if (root / "book" / name).is_file():
                 shutil.copy2(root / "book" / name, stage / "book" / name)

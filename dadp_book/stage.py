@@ -22,7 +22,7 @@ from dadp_book.provenance import files_below, versions
 from dadp_book.sphinx_cite import BUILD_INFO
 
 __all__ = [
-    "build_info", "copy_static", "page_stub", "resolve_chapter_links",
+    "build_info", "page_stub", "resolve_chapter_links",
     "resolve_notebook_links", "stage_book", "status_table", "sync_folder",
 ]  # fmt: skip
 
@@ -50,11 +50,6 @@ def sync_folder(
             path.unlink()
         elif path.is_dir() and not any(path.iterdir()):
             path.rmdir()
-
-
-def copy_static(root: Path, stage: Path) -> None:
-    """The book's ``_static`` folder (its CSS) beside the staged config."""
-    sync_folder(root / "_static", stage / "_static")
 
 
 def _filtered_toc(toc: object, keep: set[str]) -> object:
@@ -248,7 +243,7 @@ def stage_book(
     ``pages`` replace their sources; ``book/status.md`` gets :func:`status_table`."""
     write_if_changed(stage / "_config.yml", (root / "_config.yml").read_bytes())
     write_if_changed(stage / BUILD_INFO, build_info([*results, *pages], profile).encode())
-    copy_static(root, stage)
+    sync_folder(root / "_static", stage / "_static")
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     keep = set(slugs) | {f"{s}.md" for s in slugs}
     filtered = yaml.safe_dump(_filtered_toc(toc, keep), sort_keys=False)

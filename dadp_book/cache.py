@@ -337,7 +337,8 @@ class BuildCache:
     def store(self, record: Mapping, execution: Execution, executed_at: str) -> Path:
         """Store a successful execution under ``record`` (atomically); prune old entries."""
         sources = execution.sources if execution.sources is not None else package_sources()
-        folder = self.entry_folder(record, listed_reads(execution.reads), sources)
+        reads = listed_reads(execution.reads)
+        folder = self.entry_folder(record, reads, sources)
         clean_stale_temps(folder.parent)
         with temp_folder(folder.parent, folder.name) as tmp:
             (tmp / NOTEBOOK).write_bytes(execution.notebook)
@@ -346,7 +347,7 @@ class BuildCache:
             content = _signed({
                 "record": _plain(record),
                 "key": cache_key(record),
-                "reads": listed_reads(execution.reads),
+                "reads": reads,
                 "sources": dict(sorted(sources.items())),
                 "files": folder_hashes(tmp),
                 "seconds": round(execution.seconds, 2),

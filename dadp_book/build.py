@@ -1,17 +1,13 @@
 """``dadp-book build``: execute the chapters of a profile, stage the book, render the HTML.
 
-Layout of a build folder (default ``_build``)::
+Layout of a build folder (default ``_build``; nothing is written next to the sources)::
 
-    _build/stage/              the book as Jupyter Book sees it (config, toc, book/ with its
-                               executed pages, executed notebooks/*.ipynb and the files
-                               each chapter wrote)
-    _build/stage/pages/        executable pages (e.g. the errata) as they were executed
-    _build/jb/                 Jupyter Book's own output tree
-    _build/html/               the rendered book
-    _build/timings.json        per-chapter execution times of the last build
-
-Each chapter executes in a private working folder; its notebook and the files it wrote are
-then copied to ``stage/notebooks``. Nothing is written next to the sources.
+    stage/            the book as Jupyter Book sees it (config, toc, book/ with its executed
+                      pages, executed notebooks/*.ipynb and the files each chapter wrote)
+    stage/pages/      executable pages (e.g. the errata) as they were executed
+    cache/            the build cache (:mod:`dadp_book.cache`)
+    jb/, html/        Jupyter Book's own output tree, the rendered book
+    timings.json      per-chapter execution times of the last build
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dadp_book.cache import (
     BuildCache,
@@ -44,36 +41,26 @@ from dadp_book.execute import Execution, show_values
 from dadp_book.outputs import (
     check_free_space,
     clean_stale_temps,
-    disk_full,
-    interruptible,
-    output_lock,
-    output_parent,
+    exclusive_output,
+    read_json,
     write_atomic,
 )
 from dadp_book.parameters import (
     chapter_parameters,
-    check_memory_estimate,
-    check_records,
     effective_parameters,
     load_profile,
     profile_values,
     validate_parameters,
 )
-from dadp_book.provenance import dataset_record, datasets_of
+from dadp_book.provenance import check_datasets, dataset_record
 from dadp_book.render import render_html
 from dadp_book.runners import check_jobs, local_runner
 from dadp_book.stage import resolve_notebook_links, stage_book
 
 __all__ = [
-    "FINDINGS_STORE",
-    "ChapterResult",
-    "chapter_values",
-    "build_book",
-    "execute_book",
-    "execute_chapters",
-    "select_chapters",
-]
-
+    "FINDINGS_STORE", "ChapterResult", "chapter_values", "build_book", "execute_book",
+    "execute_chapters", "select_chapters",
+]  # fmt: skip
 
 #: The environment variable that names the folder where the kernels of a build share the
 #: findings they computed (``dadp_lite.errata.STORE_VARIABLE``): a chapter computes its
@@ -83,14 +70,9 @@ FINDINGS_STORE = "DADP_FINDINGS_STORE"
 
 @dataclass
 class ChapterResult:
-    """Outcome of executing one chapter (or executable page) of a build.
-
-    ``page`` is the page's path without suffix relative to the book (``notebooks/<slug>``
-    or ``book/errata``). ``reused`` says the outputs came from the build cache (``seconds``
-    and ``executed_at`` are then those of the execution that made them); ``reason`` says why
-    a page ran (empty when no cache was used); ``key`` is its cache key. ``notes``: the links
-    to chapters left out of a partial build that staging turned into text.
-    """
+    """Outcome of one chapter (or executable page, ``page`` as ``book/errata``) of a build:
+    ``reused`` from the cache (``seconds`` and ``executed_at`` of the execution that made
+    it), or why it ran (``reason``); ``notes``: links to chapters left out, made text."""
 
     slug: str
     seconds: float
@@ -131,23 +113,14 @@ def _profile_values(root: Path, slugs: Sequence[str], profile: str) -> dict[str,
     }
 
 
-def _store(execution: Execution, workdir: Path, values: dict) -> ChapterResult:
-    output = execution.save(workdir)
-    return ChapterResult(execution.slug, execution.seconds, output, execution.error, values)
-
-
-def _page_parameters(root: Path, page: str, profile: str) -> tuple[dict, dict]:
-    """What a page's parameters cell asks for. ``BOOK_ROOT``: the book's root (a page runs
-    in a private folder, so it reads repository files through it); its parameters cell
-    shows ``"."``, the book's folder as a reader names it, not the build's absolute path.
-    ``CHAPTER_VALUES``: every chapter's parameter values in this profile, defaults filled
-    in (``{slug: {NAME: value}}``), so that the errata and landing pages evaluate each
-    finding at the values its chapter runs with. Returns (values passed, values shown)."""
-    import jupytext
-
-    notebook = jupytext.read(root / f"{page}.md")
-    tagged = [c for c in notebook.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
-    source = "\n".join(cell.source for cell in tagged)
+def _page_parameters(root: Path, notebook: str, profile: str) -> tuple[dict, dict]:
+    """(values passed, values shown) for what a page's parameters cell asks for:
+    ``BOOK_ROOT``, the book's root (shown as ``"."``, the folder as a reader names it), to
+    read repository files from its private folder; ``CHAPTER_VALUES``, :func:`chapter_values`,
+    so that a finding is evaluated at the values its chapter runs with."""
+    cells = json.loads(notebook)["cells"]
+    tagged = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    source = "\n".join("".join(cell["source"]) for cell in tagged)
     passed: dict = {}
     shown: dict = {}
     if "BOOK_ROOT" in source:
@@ -158,15 +131,14 @@ def _page_parameters(root: Path, page: str, profile: str) -> tuple[dict, dict]:
 
 
 def chapter_values(root: Path, profile: str) -> dict[str, dict]:
-    """Every chapter's parameter values in ``profile`` with the chapter's defaults filled
-    in: ``{slug: {NAME: value}}``, what each chapter runs with in a build of the profile."""
+    """``{slug: {NAME: value}}``: what each chapter runs with in a build of ``profile``."""
     values = _profile_values(root, list_chapters(root), profile)
     return {slug: effective_parameters(root, slug, v) for slug, v in values.items()}
 
 
 def _dataset_files(root: Path, slug: str, values: dict) -> dict[str, str]:
     """SHA-256 of each dataset file a chapter's dataset parameters name (registered
-    excerpts are verified against the registry in ``dadp_lite`` and tracked as files read)."""
+    excerpts are tracked as files read)."""
     from dadp_lite.data import DATASETS
 
     effective = effective_parameters(root, slug, values)
@@ -195,27 +167,16 @@ class _Job:
     shown: dict
     folder: Path
     record: dict = field(default_factory=dict)
+    entry: Path | None = None  # of the cache, to reuse
     reason: str = ""
 
 
 class DataInForce:
     """The datasets this build would read now, each located, read, hashed and validated
-    once (:func:`dadp_book.provenance.dataset_record`, as ``dadp-book run`` does): a
-    missing or altered excerpt, or a bad file, is a :class:`BuildError` with run's message.
-    """
+    once, as ``dadp-book run`` does (a bad one is a :class:`BuildError` with run's message)."""
 
     def __init__(self) -> None:
         self.known: dict[str, dict] = {}
-
-    def check_chapter(self, root: Path, slug: str, values: dict) -> None:
-        """Every dataset a chapter's values name, their record counts against its k, and
-        the memory its values need (as ``dadp-book run`` checks them)."""
-        params = chapter_parameters(root, slug)
-        specs = {p.name: p.spec for p in params}
-        effective = effective_parameters(root, slug, values)
-        datasets = datasets_of(specs, effective, True, self.known)
-        check_records(slug, effective, datasets)
-        check_memory_estimate(slug, effective, params, datasets)
 
     def excerpt_sha256(self, name: str) -> str:
         """The SHA-256 of the registered excerpt ``name`` where it would be read now."""
@@ -225,18 +186,17 @@ class DataInForce:
 
 
 def _plan(
-    root: Path, slugs: Sequence[str], profile: str, stage: Path, with_pages: bool
+    root: Path, slugs: Sequence[str], profile: str, stage: Path, with_pages: bool, folder: Path
 ) -> list[_Job]:
     values = _profile_values(root, slugs, profile)
     jobs = []
     for slug in slugs:
         notebook = convert_chapter(root, slug)
-        folder = stage / "notebooks"
         jobs.append(_Job(root, f"notebooks/{slug}", slug, notebook, values[slug], {}, folder))
     for page in list_pages(root) if with_pages else ():
-        passed, shown = _page_parameters(root, page, profile)
-        notebook, folder = convert_page(root, page), stage / "pages"
-        jobs.append(_Job(root, page, Path(page).name, notebook, passed, shown, folder))
+        notebook = convert_page(root, page)
+        passed, shown = _page_parameters(root, notebook, profile)
+        jobs.append(_Job(root, page, Path(page).name, notebook, passed, shown, stage / "pages"))
     return jobs
 
 
@@ -247,25 +207,26 @@ def _record(root: Path, job: _Job, profile: str) -> dict:
     return cache_record(job.page, job.notebook, job.parameters, None)  # no profile values
 
 
-def _staged(job: _Job, executed: bytes, built: Sequence[str] | None) -> tuple[bytes, list[str]]:
-    """The notebook as staged: the outputs in the current source; in a partial build
+def _staged(job: _Job, built: Sequence[str] | None, run: Execution, **result: Any) -> ChapterResult:
+    """Stage a result: its outputs merged into the current source; in a partial build
     (``built`` given), links to chapters left out become text (one note each)."""
-    content = merge_outputs(job.notebook, executed)
-    if built is None or not job.page.startswith("notebooks/"):
-        return content, []
-    content, notes = resolve_notebook_links(job.root, content, built)
-    return content, [f"{job.page}: {note}" for note in notes]
+    merged = merge_outputs(job.notebook, run.notebook)
+    found: list[str] = []
+    if built is not None:
+        merged, found = resolve_notebook_links(job.root, merged, built)
+    output = Execution(job.name, merged, run.files, run.seconds).save(job.folder)
+    notes = [f"{job.page}: {note}" for note in found]
+    return ChapterResult(
+        job.name, run.seconds, output, None, job.parameters, job.page, notes=notes, **result
+    )
 
 
 def _reuse(cache: BuildCache, entry: Path, job: _Job, built: Sequence[str] | None) -> ChapterResult:
-    """Stage a cached result: its outputs merged into the current source."""
+    """Stage a cached result."""
     content, notebook, files = cache.load(entry)
-    merged, notes = _staged(job, notebook, built)
-    output = Execution(job.name, merged, files, content["seconds"]).save(job.folder)
-    return ChapterResult(
-        job.name, content["seconds"], output, None, job.parameters, job.page, True,
-        "", content["executed_at"], content["key"], notes,
-    )  # fmt: skip
+    run = Execution(job.name, notebook, files, content["seconds"])
+    at, key = content["executed_at"], content["key"]
+    return _staged(job, built, run, reused=True, executed_at=at, key=key)
 
 
 def _finished(
@@ -282,16 +243,10 @@ def _finished(
         )  # fmt: skip
     if job.shown:
         outcome.notebook = show_values(outcome.notebook, job.shown)
-    key = ""
     if cache is not None:
         cache.store(job.record, outcome, executed_at)
-        key = cache_key(job.record)
-    merged, notes = _staged(job, outcome.notebook, built)
-    output = Execution(job.name, merged, outcome.files, outcome.seconds).save(job.folder)
-    return ChapterResult(
-        job.name, outcome.seconds, output, None, job.parameters, job.page,
-        reason=job.reason, executed_at=executed_at, key=key, notes=notes,
-    )  # fmt: skip
+    key = cache_key(job.record) if cache is not None else ""
+    return _staged(job, built, outcome, reason=job.reason, executed_at=executed_at, key=key)
 
 
 def _report(results: Sequence[ChapterResult], cached: bool) -> None:
@@ -317,50 +272,39 @@ def execute_book(
     cache: BuildCache | None = None,
     force: bool = False,
     with_pages: bool | None = None,
+    notebooks: Path | None = None,
 ) -> tuple[list[ChapterResult], list[ChapterResult]]:
-    """Execute chapters (with a profile's values) and the executable pages, in one pool.
-
-    Chapters are saved in ``stage/notebooks``, pages in ``stage/pages``. The pages (the
-    back matter that computes: errata, landing and performance pages) run after the
-    chapters, when every chapter is built or ``with_pages`` asks for them. Every chapter's
-    values, and the datasets they name where they would be read now (:class:`DataInForce`),
-    are checked before the first kernel starts or the first result is reused. With a
-    ``cache``, a chapter or page whose inputs are unchanged is not executed: its cached
-    outputs are merged into its current source (``force`` executes everything and
-    refreshes the cache). Returns (chapters, pages), in order.
-    """
+    """Execute chapters (with a profile's values, into ``notebooks``, default
+    ``stage/notebooks``) and then, if every chapter is built or ``with_pages`` asks, the
+    executable pages (into ``stage/pages``); returns (chapters, pages). Values and datasets
+    are checked first; with a ``cache``, unchanged pages are reused unless ``force``."""
     jobs = check_jobs(jobs)
     built = None if set(slugs) == set(list_chapters(root)) else list(slugs)
-    plan = _plan(root, slugs, profile, stage, built is None if with_pages is None else with_pages)
+    pages = built is None if with_pages is None else with_pages
+    plan = _plan(root, slugs, profile, stage, pages, notebooks or stage / "notebooks")
     data = DataInForce()
     for job in plan:  # the data in force, before anything is written, reused or executed
         if job.page.startswith("notebooks/"):
-            data.check_chapter(root, job.name, job.parameters)
-    found: dict[int, Lookup] = {}
-    for i, job in enumerate(plan):  # every lookup first: an excerpt refused reuses nothing
+            check_datasets(root, job.name, job.parameters, True, data.known)
+    for job in plan:  # every lookup first: an excerpt refused reuses nothing
         if cache is not None:
             job.record = _record(root, job, profile)
-            found[i] = (
+            found = (
                 Lookup(None, "--force") if force else cache.lookup(job.record, data.excerpt_sha256)
             )
+            job.entry, job.reason = found.entry, found.reason
     for folder in {job.folder for job in plan}:
         folder.mkdir(parents=True, exist_ok=True)
     clean_stale_temps(stage)
     results: dict[int, ChapterResult] = {}
-    todo = []
     for i, job in enumerate(plan):
-        if cache is None:
-            todo.append(i)
-            continue
-        if found[i].entry is not None:
+        if cache is not None and job.entry is not None:
             try:
-                results[i] = _reuse(cache, found[i].entry, job, built)
-                continue
+                results[i] = _reuse(cache, job.entry, job, built)
             except (OSError, ValueError, KeyError) as error:  # does not fit: run it again
-                cache.discard(found[i].entry)
-                found[i] = Lookup(None, f"cached result unusable ({error}): rebuilt")
-        job.reason = found[i].reason
-        todo.append(i)
+                cache.discard(job.entry)
+                job.reason = f"cached result unusable ({error}): rebuilt"
+    todo = [i for i in range(len(plan)) if i not in results]
     chapters = [i for i in todo if i < len(slugs)]
     for phase in (chapters, [i for i in todo if i >= len(slugs)]):  # pages read the chapters'
         if not phase:
@@ -381,26 +325,11 @@ def execute_book(
 def execute_chapters(
     root: Path, slugs: Sequence[str], profile: str, workdir: Path, jobs: int
 ) -> list[ChapterResult]:
-    """Execute chapters with a profile's values in parallel processes; results in order.
-
-    Every chapter's values are checked before the first kernel starts.
-    """
-    values = _profile_values(root, slugs, profile)
-    jobs = check_jobs(jobs)
-    tasks = [(convert_chapter(root, slug), slug, values[slug]) for slug in slugs]
-    workdir.mkdir(parents=True, exist_ok=True)
-    clean_stale_temps(workdir.parent)
-    results: dict[int, ChapterResult] = {}
-    with local_runner(jobs, workdir.parent) as run:
-        for i, outcome in run(tasks):
-            if isinstance(outcome, BaseException):
-                outcome = Execution(slugs[i], b"", {}, 0.0, f"notebooks/{slugs[i]}.md: {outcome}")
-            results[i] = _store(outcome, workdir, values[slugs[i]])
-    ordered = [results[i] for i in range(len(slugs))]
-    for result in ordered:
-        state = "FAILED" if result.error else "ok"
-        print(f"  {result.slug:45s} {result.seconds:7.1f} s  {state}", flush=True)
-    return ordered
+    """Execute chapters with a profile's values (no cache, no page) into ``workdir``."""
+    chapters, _ = execute_book(
+        root, slugs, profile, workdir.parent, jobs, with_pages=False, notebooks=workdir
+    )
+    return chapters
 
 
 def build_book(
@@ -413,16 +342,9 @@ def build_book(
     force: bool = False,
     with_pages: bool = False,
 ) -> Path:
-    """Execute the chapters of a profile and render the book; returns the HTML folder.
-
-    A partial build (``chapters`` names some) executes only those chapters: the pages that
-    compute (errata, landing, performance) run when every chapter is built or when
-    ``with_pages`` asks for them, and are otherwise staged as a short page that says how to
-    compute them (:func:`dadp_book.stage.stage_book`). Chapters and pages whose inputs are
-    unchanged are reused from ``<build_dir>/cache`` (:mod:`dadp_book.cache`); ``force``
-    executes everything. The HTML is rendered only when the staged book changed
-    (:func:`dadp_book.render.render_html`).
-    """
+    """Execute the chapters of a profile (:func:`execute_book`), stage the book (a page not
+    run as a stub: :func:`dadp_book.stage.stage_book`) and render it if it changed
+    (:func:`dadp_book.render.render_html`); returns the HTML folder."""
     slugs = select_chapters(root, chapters)
     with_pages = with_pages or set(slugs) == set(list_chapters(root))
     jobs = check_jobs(jobs)
@@ -438,9 +360,7 @@ def build_book(
         + ("--force: nothing reused" if force else f"reusing unchanged results from {cache.folder}")
     )
     start = time.perf_counter()
-    check_free_space(build_dir, "a build")
-    # SIGTERM stops the workers and their kernels, as Ctrl-C does; one build per folder
-    with interruptible(), output_parent(build_dir), output_lock(build_dir), disk_full(build_dir):
+    with exclusive_output(build_dir, "a build"):  # SIGTERM stops the workers and kernels
         results, pages = execute_book(
             root, slugs, profile, stage, jobs, cache=cache, force=force, with_pages=with_pages
         )
@@ -462,15 +382,11 @@ def build_book(
 
 def _timings(build_dir: Path, profile: str, wall: float, results: Sequence[ChapterResult]) -> dict:
     """``timings.json``: this build's times, and the wall-clock time of executing every
-    result shown (this build's when it executed them all; the earlier build's when the
-    results are the same ones; else none: they come from several builds)."""
+    result shown (this build's, or the earlier build's for the same results, else none)."""
     keys = {r.page: r.key for r in results}
     book_wall: float | None = wall if not any(r.reused for r in results) else None
-    try:
-        previous = json.loads((build_dir / "timings.json").read_text())
-    except (OSError, ValueError):
-        previous = {}
-    if book_wall is None and isinstance(previous, dict) and previous.get("keys") == keys:
+    previous = read_json(build_dir / "timings.json")
+    if book_wall is None and previous.get("keys") == keys:
         book_wall = previous.get("book_wall_seconds")
     return {
         "profile": profile,

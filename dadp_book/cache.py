@@ -1,55 +1,15 @@
-"""The build cache: a chapter or page is executed again only when one of its inputs changed.
-
-Where it lives: ``<build-dir>/cache`` (``_build/cache`` by default), so ``make clean``
-(``rm -rf _build``) clears it, and a build into another folder starts with none.
-
-What a result depends on (its *record*, whose hash is the entry's key):
-
-- the page (``notebooks/<slug>`` or ``book/errata``) and the SHA-256 of each of its code
-  cells, in order (markdown is not part of the key, as in jupyter-cache: a prose edit
-  executes nothing), and the kernel;
-- the parameter values passed to it and the profile;
-- the SHA-256 of the build machinery's modules that shape an execution's notebook
-  (:func:`machinery_sha256`: :data:`EXECUTION_MODULES` of ``dadp_book``; editing the
-  renderer, the staging or the command line executes nothing) and the versions of the
-  packages that compute or draw (:data:`CACHED_PACKAGES`, Python included);
-- the SHA-256 of each dataset file named by a dataset parameter.
-
-An entry also lists every file the kernel opened for reading (data files, committed
-results such as ``benchmarks/results/scale.csv``; see :mod:`dadp_book.execute`) with
-its SHA-256, and every file of the science package ``dadp_lite`` the kernel opened (the
-modules it imported, its style sheet ...: ``sources``, as ``dadp_lite/<path>``): an entry
-is used only if each of them is unchanged. So an edit of a ``dadp_lite`` module executes
-again exactly the pages that imported it (a helper of one chapter: that chapter); an
-execution that kept no list of its imports counts every file of the package as read. The
-package's files are checked where this process imports ``dadp_lite`` now (so are the
-kernels it starts). A registered NIST excerpt
-read by the kernel is listed by name (``excerpt:ma2019``), not by the path it had then: it
-is checked where the environment would read it now (``DADP_DATA_DIR`` or the user cache),
-through the ``resolve`` function the build gives (:meth:`BuildCache.lookup`), so a copy
-with the same bytes in another folder is reused, and a missing or altered excerpt is
-refused with the message ``dadp-book run`` gives, never passed over.
+"""The build cache, ``<build-dir>/cache``: a chapter or page executes again only when one
+of its inputs changed (what it keys on, what an entry lists and checks, how entries are
+evicted: ARCHITECTURE.md, "The book machinery").
 
 An entry, ``<cache>/<page, / as -->/<key>-<hash of the files read>/``, holds the executed
-notebook, every file the chapter wrote (``files/``) and ``entry.json``: the record, the
-files read, the SHA-256 of each stored file, the execution time and a SHA-256 of
-``entry.json``'s own content. It is written in a temporary folder and renamed into place;
-an entry whose files do not match their hashes (damaged, cut short) is reported and
-removed, never used.
-
-Eviction is per page and per profile, so that edits under one profile never push out the
-results of another (a few quick-profile edits keep the full profile's hours): of each
-page's entries of one profile, the :data:`KEEP_RECENT` most recently used and the
-:data:`KEEP_COSTLY` that took longest to execute are kept, the others removed.
-
-A used entry's outputs are merged into the current source (:func:`merge_outputs`): code
-cells take the stored outputs by position (their code is the same, the key says so),
-markdown cells are the current ones.
+notebook, the files the chapter wrote (``files/``) and ``entry.json`` (the record, the files
+read, the ``dadp_lite`` files opened, each stored file's SHA-256, the execution time and a
+SHA-256 of its own content); it is written in a temporary folder and renamed into place.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -58,28 +18,34 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from dadp_book.execute import Execution
-from dadp_book.outputs import atomic_replace, clean_stale_temps, temp_folder
-from dadp_book.provenance import NUMERIC_PACKAGES, file_sha256, folder_hashes, versions
+from dadp_book.outputs import (
+    atomic_replace,
+    clean_stale_temps,
+    read_json,
+    temp_folder,
+    write_if_changed,
+)
+from dadp_book.provenance import (
+    NUMERIC_PACKAGES,
+    file_sha256,
+    files_below,
+    files_sha256,
+    folder_hashes,
+    record_id,
+    science_files,
+    science_folder,
+    text_sha256,
+    versions,
+)
 
 __all__ = [
-    "CACHED_PACKAGES",
-    "CACHE_FORMAT",
-    "EXCERPT_PREFIX",
-    "KEEP_COSTLY",
-    "KEEP_RECENT",
-    "BuildCache",
-    "Lookup",
-    "cache_key",
-    "cache_record",
-    "current_sha256",
-    "listed_reads",
-    "machinery_sha256",
-    "package_sources",
-    "merge_outputs",
-    "timestamp",
-]
+    "CACHED_PACKAGES", "CACHE_FORMAT", "EXCERPT_PREFIX", "KEEP_COSTLY", "KEEP_RECENT",
+    "BuildCache", "Lookup", "cache_key", "cache_record", "current_sha256", "listed_reads",
+    "machinery_sha256", "package_sources", "merge_outputs", "timestamp",
+]  # fmt: skip
 
 #: Changes when the layout of an entry or the record changes (older entries are not used).
 CACHE_FORMAT = 3
@@ -94,16 +60,9 @@ NOTEBOOK = "notebook.ipynb"
 FILES = "files"
 #: Packages whose versions are part of every key: those that compute numbers or draw.
 CACHED_PACKAGES = (
-    *NUMERIC_PACKAGES,
-    "matplotlib",
-    "matplotlib-inline",
-    "altair",
-    "vl-convert-python",
-    "ipykernel",
-    "ipython",
-    "papermill",
-    "nbformat",
-)
+    *NUMERIC_PACKAGES, "matplotlib", "matplotlib-inline", "altair", "vl-convert-python",
+    "ipykernel", "ipython", "papermill", "nbformat",
+)  # fmt: skip
 #: Modules of the build machinery that shape what an execution returns (the kernel's
 #: environment, the parameters cell, conversion, the record and the merge).
 EXECUTION_MODULES = ("execute.py", "cache.py", "discovery.py")
@@ -116,11 +75,7 @@ _FIELDS = {
 }
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _plain(value: object) -> object:
+def _plain(value: object) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, default=str))
 
 
@@ -140,42 +95,18 @@ def current_sha256(path: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def machinery_sha256() -> str:
-    """One hash over the :data:`EXECUTION_MODULES` of the build machinery ``dadp_book``
-    (path and bytes): what shapes an execution's notebook. Editing the renderer, the
-    staging or the command line executes nothing again (a render is redone:
-    :mod:`dadp_book.render`); which ``dadp_lite`` files a page depends on, its entry lists
-    (``sources``)."""
+    """One hash over the :data:`EXECUTION_MODULES` of ``dadp_book`` (path and bytes)."""
     import dadp_book
 
-    digest = hashlib.sha256()
     machinery = Path(dadp_book.__file__).resolve().parent
-    for name in EXECUTION_MODULES:
-        path = machinery / name
-        digest.update(f"dadp_book/{name}\0".encode())
-        digest.update(path.read_bytes() if path.is_file() else b"")
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
-def _science_file(name: str) -> Path:
-    """Where the package file ``dadp_lite/<path>`` is now (the package this process imports)."""
-    from dadp_book.execute import science_folder
-
-    return science_folder() / name.partition("/")[2]
+    return files_sha256({f"dadp_book/{name}": machinery / name for name in EXECUTION_MODULES})
 
 
 def package_sources() -> dict[str, str]:
-    """``{"dadp_lite/<path>": SHA-256}`` of every file of the ``dadp_lite`` package (compiled
-    files left out): what an execution that kept no list of its imports counts as read."""
-    from dadp_book.execute import science_folder
-
-    science = science_folder()
-    found = {}
-    for path in sorted(science.rglob("*")):
-        relative = path.relative_to(science)
-        if path.is_file() and "__pycache__" not in relative.parts and path.suffix != ".pyc":
-            found[f"{science.name}/{relative.as_posix()}"] = current_sha256(str(path)) or ""
-    return found
+    """``{"dadp_lite/<path>": SHA-256}`` of every file of the ``dadp_lite`` package: what
+    an execution that kept no list of its imports counts as read."""
+    science, files = science_folder().name, science_files().items()
+    return {f"{science}/{name}": current_sha256(str(path)) or "" for name, path in files}
 
 
 def cache_record(
@@ -188,7 +119,7 @@ def cache_record(
     """What a page's outputs depend on, before it runs (``notebook``: the converted source)."""
     content = json.loads(notebook)
     code = [
-        _sha("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+        text_sha256("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
         for cell in content["cells"]
         if cell["cell_type"] == "code"
     ]
@@ -207,12 +138,12 @@ def cache_record(
 
 def cache_key(record: Mapping) -> str:
     """The entry key of a record: SHA-256 of its JSON (key order does not matter)."""
-    return _sha(json.dumps(_plain(record), sort_keys=True))
+    return record_id(_plain(record), 64)
 
 
 def _signed(content: dict) -> dict:
     body = {k: v for k, v in content.items() if k != "sha256"}
-    return {**body, "sha256": _sha(json.dumps(body, sort_keys=True))}
+    return {**body, "sha256": record_id(body, 64)}
 
 
 def _changes(old: Mapping, new: Mapping) -> str:
@@ -279,12 +210,9 @@ class Lookup:
 
 
 class BuildCache:
-    """Executed chapters and pages stored by what they depend on (see the module's text).
-
-    An entry's folder is named by its key and by a hash of the files it read, so results of
-    the same code computed from different files (a data file edited, then restored) are
-    kept side by side.
-    """
+    """Executed chapters and pages stored by what they depend on. An entry's folder is named
+    by its key and the files it read, so results of the same code computed from different
+    files (a data file edited, then restored) are kept side by side."""
 
     def __init__(self, folder: Path, root: Path | None = None) -> None:
         self.folder = Path(folder)
@@ -298,7 +226,7 @@ class BuildCache:
     ) -> Path:
         """Where the entry of ``record`` computed from the files ``reads`` and the package
         files ``sources`` is stored."""
-        files = _sha(json.dumps([sorted(reads.items()), sorted((sources or {}).items())]))[:12]
+        files = record_id([sorted(reads.items()), sorted((sources or {}).items())], 12)
         return self._page_folder(str(record["page"])) / f"{cache_key(record)[:32]}-{files}"
 
     def _name(self, path: str) -> str:
@@ -344,27 +272,18 @@ class BuildCache:
         """Which of the ``dadp_lite`` files the execution opened changed since."""
         changed = []
         for name, digest in sorted((content.get("sources") or {}).items()):
-            now = current_sha256(str(_science_file(name)))
+            now = current_sha256(str(science_folder() / name.partition("/")[2]))
             if now != digest:
                 changed.append(f"{name} {'is gone' if now is None else 'changed'}")
         return _listed("", changed)
 
-    @staticmethod
-    def _newest_first(folders: list[Path]) -> list[Path]:
-        def last_use(path: Path) -> float:
-            try:
-                return (path / ENTRY).stat().st_mtime
-            except OSError:
-                return 0.0
-
-        return sorted(folders, key=last_use, reverse=True)
-
     def _entries(self, page: str) -> list[Path]:
+        """The page's entries, the most recently used first."""
         folder = self._page_folder(page)
         if not folder.is_dir():
             return []
         found = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
-        return self._newest_first(found)
+        return sorted(found, key=_last_use, reverse=True)
 
     def _earlier_records(self, record: Mapping) -> list[dict]:
         """Readable records of the page's entries of other keys, newest first."""
@@ -373,24 +292,16 @@ class BuildCache:
         for entry in self._entries(str(record["page"])):
             if entry.name.startswith(key):
                 continue
-            try:
-                content = json.loads((entry / ENTRY).read_text())
-            except (OSError, ValueError):
-                continue
-            if isinstance(content, dict) and isinstance(content.get("record"), dict):
+            content = read_json(entry / ENTRY)
+            if isinstance(content.get("record"), dict):
                 found.append(content["record"])
         return found
 
     def lookup(self, record: Mapping, resolve: Resolve | None = None) -> Lookup:
-        """The entry to reuse for ``record``, or why the page must run again.
-
-        Entries of the record's key are tried newest first; a damaged one is removed (and
-        named when no other serves), one whose files read changed is passed over.
-        ``resolve(name)`` is the SHA-256 of the registered excerpt ``name`` where it would
-        be read now; it raises (a missing or altered excerpt) rather than return a stale
-        hash, and the error reaches the caller. Without it, an entry that read an excerpt
-        is not used.
-        """
+        """The entry to reuse for ``record`` (newest first; a damaged one removed), or why the
+        page must run again. ``resolve(name)``: the SHA-256 of the registered excerpt where it
+        would be read now, raising for a missing or altered one (without it, an entry that
+        read an excerpt is not used)."""
         key = cache_key(record)[:32]
         variants = [p for p in self._entries(str(record["page"])) if p.name.startswith(key)]
         damaged, stale = [], ""
@@ -420,27 +331,23 @@ class BuildCache:
     def load(self, folder: Path) -> tuple[dict, bytes, dict[str, bytes]]:
         """An entry's ``entry.json`` content, notebook and files (checked by :meth:`lookup`)."""
         content = json.loads((folder / ENTRY).read_text())
-        files = {
-            path.relative_to(folder / FILES).as_posix(): path.read_bytes()
-            for path in sorted((folder / FILES).rglob("*"))
-            if path.is_file()
-        }
+        files = {name: path.read_bytes() for name, path in files_below(folder / FILES).items()}
         return content, (folder / NOTEBOOK).read_bytes(), files
 
     def store(self, record: Mapping, execution: Execution, executed_at: str) -> Path:
         """Store a successful execution under ``record`` (atomically); prune old entries."""
         sources = execution.sources if execution.sources is not None else package_sources()
-        folder = self.entry_folder(record, listed_reads(execution.reads), sources)
+        reads = listed_reads(execution.reads)
+        folder = self.entry_folder(record, reads, sources)
         clean_stale_temps(folder.parent)
         with temp_folder(folder.parent, folder.name) as tmp:
             (tmp / NOTEBOOK).write_bytes(execution.notebook)
             for name, data in execution.files.items():
-                (tmp / FILES / name).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / FILES / name).write_bytes(data)
+                write_if_changed(tmp / FILES / name, data)
             content = _signed({
                 "record": _plain(record),
                 "key": cache_key(record),
-                "reads": listed_reads(execution.reads),
+                "reads": reads,
                 "sources": dict(sorted(sources.items())),
                 "files": folder_hashes(tmp),
                 "seconds": round(execution.seconds, 2),
@@ -453,9 +360,8 @@ class BuildCache:
         return folder
 
     def prune(self, page: str) -> list[Path]:
-        """Remove the page's entries that eviction does not keep (see the module's text):
-        per profile, the :data:`KEEP_RECENT` most recently used and the :data:`KEEP_COSTLY`
-        slowest of the rest. Returns the removed folders."""
+        """Remove the page's entries that eviction does not keep: per profile, the
+        :data:`KEEP_RECENT` most recently used and the :data:`KEEP_COSTLY` slowest of the rest."""
         groups: dict[object, list[tuple[Path, float]]] = {}
         for folder in self._entries(page):  # newest first
             try:
@@ -469,10 +375,9 @@ class BuildCache:
         for entries in groups.values():
             rest = entries[KEEP_RECENT:]
             costly = sorted(rest, key=lambda item: item[1], reverse=True)[:KEEP_COSTLY]
-            for folder, _seconds in rest:
-                if (folder, _seconds) not in costly:
-                    shutil.rmtree(folder, ignore_errors=True)
-                    removed.append(folder)
+            removed += [folder for folder, seconds in rest if (folder, seconds) not in costly]
+        for folder in removed:
+            shutil.rmtree(folder, ignore_errors=True)
         return removed
 
     @staticmethod
@@ -481,14 +386,17 @@ class BuildCache:
         shutil.rmtree(entry, ignore_errors=True)
 
 
-def merge_outputs(source: str, executed: bytes) -> bytes:
-    """The current source (``.ipynb`` text) with the outputs of an execution of the same code.
+def _last_use(entry: Path) -> float:
+    try:
+        return (entry / ENTRY).stat().st_mtime
+    except OSError:
+        return 0.0
 
-    Code cells take, by position, the executed cell's outputs, execution count, source (the
-    parameters cell shows the values used) and its execution metadata; markdown and cell
-    tags come from ``source``. Refuses (``ValueError``) code that is not the same. The same
-    inputs give the same bytes (cell ids follow the position).
-    """
+
+def merge_outputs(source: str, executed: bytes) -> bytes:
+    """The current source (``.ipynb`` text) with the outputs of an execution of the same
+    code (else ``ValueError``): code cells take, by position, the executed cell's outputs,
+    count, source (the values used) and execution metadata; markdown and tags stay."""
     import nbformat
 
     current = nbformat.reads(source, as_version=4)

@@ -1,43 +1,19 @@
 """THE papermill executor: one converted chapter, one kernel, in a private working folder.
 
-Build, run and sweep (local processes and Dask workers) all execute chapters through
-:func:`execute_notebook`. It needs only ``dadp_lite``, the data and a ``python3`` kernel
-where it runs, not the book's sources. Every kernel it starts gets
-:data:`KERNEL_ENVIRONMENT` on top of the inherited environment: the inline matplotlib
-backend (an inherited ``MPLBACKEND=Agg`` would drop every figure), no progress bars, and
-one BLAS/OpenMP thread, because sums in threaded matrix products are grouped by thread
-count and their last bits then depend on the machine (the same seed must give the same
-bytes on 1 or N cores, locally or on Dask).
-
-What an execution returns is what a reader sees:
-
-- one parameters cell: the cell tagged ``parameters`` shows the values this execution
-  used (a value equal to the chapter's default keeps the author's text and comment), and
-  papermill's injected ``# Parameters`` cell is removed; execution counts are renumbered
-  and cell ids made stable (by position), so the same outputs give the same bytes;
-- no temporary paths in the notebook's metadata.
-
-It also reports every file the kernel opened for reading outside the Python installation,
-the ``dadp_lite`` package and its own working folder (data files, committed results such
-as ``benchmarks/results/scale.csv``), with their SHA-256: the build cache
-(:mod:`dadp_book.cache`) checks them before it reuses a result. An audit hook
-installed when the kernel starts records them (``sys.addaudithook``, event ``open``);
-files read by compiled libraries on their own (a Parquet file through pyarrow) are not
-seen, which is why dataset parameters are hashed separately. A dataset file that
-``dadp_lite`` reads is hashed from the bytes it read, in the kernel
-(:data:`dadp_lite.data.ENV_READS_LOG`): that hash, not the file's after the kernel ended,
-is the one reported, and a file read twice with different bytes fails the execution.
-
-The kernel also lists the modules of the ``dadp_lite`` package it imported (from
-``sys.modules``, after each cell) and the package's data files it opened (its style
-sheet): :attr:`Execution.sources` maps each, as ``dadp_lite/<path>``, to its SHA-256, so
-that the cache executes a page again only when a module it imported changed, not on any
-edit of the package.
+Build, run and sweep (local processes and Dask workers) execute chapters through
+:func:`execute_notebook`, which needs only ``dadp_lite``, the data and a ``python3`` kernel
+where it runs. What it returns (ARCHITECTURE.md, "The book machinery") is what a reader
+sees: one parameters cell showing the values used, stable cell ids, no temporary paths;
+and what the build cache checks: the files the kernel read, the bytes ``dadp_lite`` read
+of each dataset file, and the ``dadp_lite`` files it imported or opened. Files that
+compiled libraries read on their own (a Parquet file through pyarrow) are not seen, which
+is why dataset parameters are hashed separately.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
 import io
 import os
@@ -50,34 +26,28 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jupyter_client import AsyncKernelManager
 
 import dadp_lite
-from dadp_book.outputs import remove_stale_sockets, temp_folder
-from dadp_book.provenance import environment, file_sha256
+from dadp_book.outputs import remove_stale_sockets, temp_folder, write_if_changed
+from dadp_book.provenance import environment, file_sha256, files_below, science_folder
 from dadp_lite.data import ENV_READS_LOG
 
 __all__ = [
-    "KERNEL_ENVIRONMENT",
-    "Execution",
-    "changed_while_read",
-    "describe_failure",
-    "science_folder",
-    "execute_notebook",
-    "show_parameters",
-    "show_used_parameters",
+    "KERNEL_ENVIRONMENT", "Execution", "changed_while_read", "describe_failure",
+    "science_folder", "execute_notebook", "show_parameters", "show_used_parameters",
     "show_values",
-    "write_if_changed",
-]
+]  # fmt: skip
 
 THREAD_VARIABLES = (
-    "OMP_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
+    "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
     "NUMEXPR_NUM_THREADS",
-)
+)  # fmt: skip
+#: On top of the inherited environment: inline figures (an inherited ``MPLBACKEND=Agg``
+#: would drop them), no progress bars, and one BLAS/OpenMP thread, because threaded sums
+#: are grouped by thread count (the same seed must give the same bytes on 1 or N cores).
 KERNEL_ENVIRONMENT: dict[str, str] = {
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",
     "TQDM_DISABLE": "1",
@@ -92,15 +62,12 @@ DATA_READS_NAME = ".datasets-read"
 #: The kernel's list of the files of the ``dadp_lite`` package it opened (imports included).
 SOURCES_NAME = ".sources"
 
-#: Run in the kernel when it starts (``exec_lines``, in a namespace of its own: no name
-#: reaches the chapter): an audit hook that appends each file opened for reading, once,
-#: to the log, outside the excluded folders; and, after each cell, each module of the
-#: ``dadp_lite`` package (``package``) now in ``sys.modules`` to the sources log, with the
-#: package's data files the kernel opened (its style sheet ...). The package's modules are
-#: taken from ``sys.modules``, not from the files opened: the science library hashes its
-#: own files (the findings store's key), which is no import. The sources log is created
-#: once the after-cell callback is in place (an execution without it kept no list: the
-#: cache then counts the whole package). It never raises into the chapter's code.
+#: Run in the kernel when it starts, in a namespace of its own; never raises into the
+#: chapter. An audit hook logs each file opened for reading outside the excluded folders,
+#: and the package's data files; after each cell, the ``dadp_lite`` modules in
+#: ``sys.modules`` (not the files opened: the library hashes its own files for the
+#: findings store, which is no import). No sources log without the callback: the cache
+#: then counts the whole package.
 _READS_HOOK = """
 import os, sys
 def _install(log_path, excluded, package, sources_path):
@@ -152,12 +119,11 @@ def _install(log_path, excluded, package, sources_path):
 
 
 class PinnedKernelManager(AsyncKernelManager):
-    """Starts each kernel with :data:`KERNEL_ENVIRONMENT` over this process's environment,
-    talking over Unix sockets of its own (``ipc`` transport) rather than TCP ports: kernels
-    started at once cannot race for a free port (a lost race left a kernel that never
-    answered, after a 60 s wait)."""
+    """Starts each kernel with :data:`KERNEL_ENVIRONMENT` and the read logs, on Unix sockets
+    of its own (``ipc``) rather than TCP ports: kernels started at once cannot race for a
+    free port (a lost race left a kernel that never answered, after a 60 s wait)."""
 
-    async def start_kernel(self, **kw: object) -> None:
+    async def start_kernel(self, **kw: Any) -> None:
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENVIRONMENT}
         remove_stale_sockets(Path(tempfile.gettempdir()), "dadp-kernel-")  # of killed kernels
         # papermill runs the kernel in its working folder by changing ours (``cwd``)
@@ -176,16 +142,9 @@ class PinnedKernelManager(AsyncKernelManager):
         await super().start_kernel(**kw)
 
 
-def science_folder() -> Path:
-    """The folder of the ``dadp_lite`` package that this process (and so every kernel it
-    starts, with the same environment) imports."""
-    return Path(dadp_lite.__file__).resolve().parent
-
-
 def _untracked_folders(work: Path) -> tuple[str, ...]:
-    """Folders whose files are not inputs of a chapter: the Python installation, the
-    kernel's own working folder, the system and the configuration and caches of Jupyter,
-    IPython and matplotlib (the ``dadp_lite`` package's files are listed on their own)."""
+    """Folders whose files are no chapter's inputs: Python, the kernel's working folder, the
+    system, and the configuration and caches of Jupyter, IPython and matplotlib."""
     from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir, jupyter_runtime_dir
 
     home = Path.home()
@@ -213,8 +172,8 @@ def _watch_reads(work: Path) -> str:
 
 
 def _reads(work: Path, loaded: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
-    """``{path: SHA-256}`` of the files the kernel logged (those that still exist); a
-    dataset file ``dadp_lite`` read (``loaded``) with the hash of the bytes it read."""
+    """``{path: SHA-256}`` of the files the kernel logged that still exist; a dataset file
+    ``dadp_lite`` read (``loaded``) with the hash of the bytes it read."""
     log = work / READS_NAME
     found = {}
     if log.is_file():
@@ -222,31 +181,23 @@ def _reads(work: Path, loaded: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
             path = Path(line)
             if line and path.is_file() and work not in path.parents:
                 found[line] = file_sha256(path)
-    for path, digests in loaded.items():
-        if work not in Path(path).parents:
-            found[path] = digests[0]
+    for name, digests in loaded.items():
+        if work not in Path(name).parents:
+            found[name] = digests[0]
     return dict(sorted(found.items()))
 
 
-def _source_of(path: str) -> str:
-    """The source a compiled ``__pycache__`` file stands for; any other path as it is."""
-    if "__pycache__" in Path(path).parts:
-        try:
-            return importlib.util.source_from_cache(path)
-        except ValueError:
-            return path
-    return path
-
-
 def _sources(work: Path, package: Path) -> dict[str, str] | None:
-    """``{"dadp_lite/<path>": SHA-256}`` of the package's files the kernel opened (those
-    that still exist), None without the kernel's log (no hook: nothing known)."""
+    """``{"dadp_lite/<path>": SHA-256}`` of the package's files the kernel opened that still
+    exist (a compiled file stands for its source), None without the kernel's log."""
     log = work / SOURCES_NAME
     if not log.is_file():
         return None
     found = {}
     for line in set(log.read_text(encoding="utf-8", errors="surrogateescape").splitlines()):
-        path = Path(_source_of(line)).resolve()
+        with contextlib.suppress(ValueError):  # not a file of a __pycache__ folder
+            line = importlib.util.source_from_cache(line) if "__pycache__" in line else line
+        path = Path(line).resolve()
         if line and path.is_file() and package in path.parents:
             found[f"{package.name}/{path.relative_to(package).as_posix()}"] = file_sha256(path)
     return dict(sorted(found.items()))
@@ -279,30 +230,11 @@ def changed_while_read(loaded: Mapping[str, tuple[str, ...]]) -> str | None:
     return None
 
 
-def write_if_changed(path: Path, content: bytes) -> bool:
-    """Write ``content`` unless the file already holds it (its time then stays, so that
-    Sphinx sees no change); returns whether it wrote."""
-    try:
-        if path.stat().st_size == len(content) and path.read_bytes() == content:
-            return False
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content)
-    return True
-
-
 @dataclass
 class Execution:
-    """One executed chapter: the notebook, the files it wrote, its time and its failure.
-
-    ``reads`` maps each file the kernel opened for reading (outside the Python
-    installation, ``dadp_lite`` and its working folder) to its SHA-256; ``loaded`` each
-    dataset file ``dadp_lite`` read to the SHA-256 of the bytes it read (one, unless the
-    file changed between two reads, which fails the execution); ``sources`` each file of
-    the ``dadp_lite`` package the kernel opened (``dadp_lite/<path>``, imported modules
-    included) to its SHA-256, or None when the kernel kept no list.
-    """
+    """One executed chapter: the notebook, the files it wrote, its time and its failure;
+    ``reads``, ``loaded`` and ``sources`` as from :func:`_reads`, :func:`_loaded` and
+    :func:`_sources`."""
 
     slug: str
     notebook: bytes
@@ -315,8 +247,7 @@ class Execution:
     sources: dict[str, str] | None = None
 
     def save(self, folder: Path) -> Path:
-        """Write the notebook (as ``<slug>.ipynb``) and the chapter's files into ``folder``
-        (a file that already holds the same bytes is left as it is)."""
+        """Write the notebook (``<slug>.ipynb``) and the files into ``folder`` if changed."""
         notebook = folder / f"{self.slug}.ipynb"
         if self.notebook:
             write_if_changed(notebook, self.notebook)
@@ -337,30 +268,13 @@ def describe_failure(slug: str, error: BaseException) -> str:
     return f"notebooks/{slug}.md failed in {where}: {ename}: {evalue}"
 
 
-def _papermill(source: Path, output: Path, parameters: Mapping[str, object], cwd: Path) -> None:
-    import papermill
-
-    papermill.execute_notebook(
-        str(source),
-        str(output),
-        parameters=dict(parameters),
-        cwd=str(cwd),
-        kernel_name="python3",
-        progress_bar=False,
-        log_output=False,
-        kernel_manager_class=PinnedKernelManager,
-    )
-
-
 def _comments(source: str) -> dict[int, str]:
     """Line number -> the comment on that line (``# ...``)."""
     found: dict[int, str] = {}
-    try:
+    with contextlib.suppress(tokenize.TokenError, IndentationError, SyntaxError):
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type == tokenize.COMMENT:
                 found[token.start[0]] = token.string
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
     return found
 
 
@@ -378,7 +292,7 @@ def show_parameters(source: str, texts: Mapping[str, str]) -> str:
         body = []
     comments = _comments(source)
     spans = [(n.lineno, n.end_lineno or n.lineno) for n in body]
-    done, replace = set(), {}
+    done, replace = set(), []
     for node in body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             continue
@@ -391,19 +305,12 @@ def show_parameters(source: str, texts: Mapping[str, str]) -> str:
             continue
         comment = next((comments[i] for i in range(last, first - 1, -1) if i in comments), "")
         line = f"{target.id} = {texts[target.id]}" + (f"  {comment}" if comment else "")
-        replace[first] = (last, line)
+        replace.append((first, last, line))
         done.add(target.id)
-    out, i = [], 1
-    while i <= len(lines):
-        if i in replace:
-            last, line = replace[i]
-            out.append(line)
-            i = last + 1
-        else:
-            out.append(lines[i - 1])
-            i += 1
-    out += [f"{name} = {text}" for name, text in texts.items() if name not in done]
-    return "\n".join(out)
+    for first, last, line in reversed(replace):  # the later lines first: numbers stay
+        lines[first - 1 : last] = [line]
+    lines += [f"{name} = {text}" for name, text in texts.items() if name not in done]
+    return "\n".join(lines)
 
 
 def _same(a: object, b: object) -> bool:
@@ -437,35 +344,27 @@ def _tagged(notebook, tag: str) -> int:
 
 
 def show_used_parameters(notebook, shown: Mapping[str, object] | None = None):
-    """One parameters cell showing the values used; returns the notebook, changed in place.
-
-    The cell tagged ``parameters`` shows each value papermill injected (as papermill writes
-    it; a value equal to the default keeps the author's text), or the value in ``shown``
-    instead (e.g. ``{"BOOK_ROOT": "."}``: the book's folder as a reader names it); the injected
-    cell goes, execution counts are renumbered 1, 2, ..., cell ids follow the position, and
-    the temporary paths papermill records are dropped from the metadata.
-    """
+    """The notebook, changed in place: the cell tagged ``parameters`` shows each injected
+    value (one equal to the default keeps the author's text), or the one in ``shown``
+    (``{"BOOK_ROOT": "."}``: as a reader names it); the injected cell and papermill's
+    temporary paths go, execution counts are renumbered, cell ids follow the position."""
     from papermill.translators import PythonTranslator
 
     shown = dict(shown or {})
     meta = notebook.metadata.get("papermill", {})
     values = dict(meta.get("parameters") or {})
     injected, tagged = _tagged(notebook, "injected-parameters"), _tagged(notebook, "parameters")
-    if injected >= 0 and tagged >= 0:
+    if tagged >= 0 and (injected >= 0 or shown):  # again on a finished notebook: ``shown``
         cell = notebook.cells[tagged]
-        defaults = _defaults(cell.source)
-        used = {**values, **shown}
+        defaults = _defaults(cell.source) if injected >= 0 else {}
         texts = {
             name: PythonTranslator.translate(value)
-            for name, value in used.items()
+            for name, value in ({**values, **shown} if injected >= 0 else shown).items()
             if not (name in defaults and _same(defaults[name], value))
         }
         cell.source = show_parameters(cell.source, texts)
-        del notebook.cells[injected]
-    elif shown and tagged >= 0:
-        cell = notebook.cells[tagged]
-        texts = {name: PythonTranslator.translate(value) for name, value in shown.items()}
-        cell.source = show_parameters(cell.source, texts)
+        if injected >= 0:
+            del notebook.cells[injected]
     if shown and "parameters" in meta:
         meta["parameters"] = {**values, **{k: v for k, v in shown.items() if k in values}}
     for key in ("input_path", "output_path"):
@@ -483,22 +382,11 @@ def show_used_parameters(notebook, shown: Mapping[str, object] | None = None):
 
 
 def show_values(executed: bytes, shown: Mapping[str, object] | None = None) -> bytes:
-    """:func:`show_used_parameters` on an executed notebook's bytes (again on a finished
-    notebook, it shows the ``shown`` values in its parameters cell)."""
+    """:func:`show_used_parameters` on an executed notebook's bytes."""
     import nbformat
 
     notebook = nbformat.reads(executed.decode(), as_version=4)
     return nbformat.writes(show_used_parameters(notebook, shown)).encode()
-
-
-def _written(folder: Path) -> dict[str, bytes]:
-    """Every file the chapter wrote (hidden files and folders excluded)."""
-    files = {}
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
-            files[relative.as_posix()] = path.read_bytes()
-    return files
 
 
 def execute_notebook(
@@ -508,28 +396,28 @@ def execute_notebook(
     scratch: Path | None = None,
     shown: Mapping[str, object] | None = None,
 ) -> Execution:
-    """Execute a converted chapter (``.ipynb`` text) with ``parameters`` injected by papermill.
+    """Execute a converted chapter (``.ipynb`` text) with ``parameters``, the kernel in a
+    temporary folder in ``scratch``. A failing cell is not raised: ``error`` names it, and
+    the notebook is papermill's, traceback included (``shown``: :func:`show_used_parameters`)."""
+    import papermill
 
-    The kernel's working folder is a fresh temporary folder in ``scratch`` (default: the
-    system's), removed afterwards. A successful execution's notebook has one parameters
-    cell with the values used (``shown`` replaces the text of some; see
-    :func:`show_used_parameters`). Never raises for a chapter's failure: the returned
-    :class:`Execution` names the notebook and cell in ``error`` and still carries the
-    executed notebook (with the traceback, as papermill wrote it) when there is one.
-    """
     start = time.perf_counter()
     error = None
     with temp_folder(scratch or Path(tempfile.gettempdir()), f"exec-{slug}") as work:
         (work / SOURCE_NAME).write_text(notebook)
+        output = work / OUTPUT_NAME
         try:
-            _papermill(work / SOURCE_NAME, work / OUTPUT_NAME, parameters, work)
+            papermill.execute_notebook(
+                str(work / SOURCE_NAME), str(output), parameters=dict(parameters),
+                cwd=str(work), kernel_name="python3", progress_bar=False, log_output=False,
+                kernel_manager_class=PinnedKernelManager,
+            )  # fmt: skip
         except Exception as failure:  # papermill wraps cell errors; report them as text
             error = describe_failure(slug, failure)
-        output = work / OUTPUT_NAME
         executed = output.read_bytes() if output.is_file() else b""
         if executed and error is None:
             executed = show_values(executed, shown)
-        files = _written(work)
+        files = {name: p.read_bytes() for name, p in files_below(work, hidden=False).items()}
         loaded = _loaded(work)
         reads = _reads(work, loaded)
         sources = _sources(work, science_folder())

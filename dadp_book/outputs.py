@@ -1,23 +1,19 @@
-"""Outputs that appear atomically, and temporary folders that never outlive their owner.
+"""Outputs that appear atomically, temporary folders that never outlive their owner, one
+writer per output folder (:func:`output_lock`) and a full disk named early.
 
-Everything is written into a temporary folder beside its destination and moved into place
+Outputs are written in a temporary folder beside their destination and moved into place
 when complete. A temporary folder is named ``.tmp-<what>-<host>-<pid>-<random>``: the next
-run removes those whose owning process (on this host) is gone, and a SIGTERM or SIGINT is
-turned into ``KeyboardInterrupt`` so that ``finally`` blocks remove them at once.
-
-One output folder has one writer: :func:`output_lock` holds a lock file beside it (an
-``flock``, released by the system if the process dies) for as long as a run, sweep or
-build writes it, and a second process is refused at once, naming the folder. A full disk
-is named early: :func:`check_free_space` refuses to start (or to go on) when less than
-:data:`MIN_FREE_BYTES` is free where the output goes, and :func:`disk_full` turns a write
-that failed for want of space into one line naming the folder.
+run removes those whose owning process (on this host) is gone, and SIGTERM becomes
+``KeyboardInterrupt`` (:func:`interruptible`) so that ``finally`` blocks remove them at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -31,23 +27,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import psutil
+
 from dadp_book.errors import BuildError
 
 __all__ = [
-    "MIN_FREE_BYTES",
-    "atomic_replace",
-    "check_free_space",
-    "check_replaceable",
-    "clean_stale_temps",
-    "disk_full",
-    "interruptible",
-    "output_lock",
-    "output_parent",
-    "remove_stale_sockets",
-    "temp_folder",
-    "temp_prefix",
-    "write_atomic",
-]
+    "MIN_FREE_BYTES", "atomic_replace", "check_free_space", "check_replaceable",
+    "clean_stale_temps", "disk_full", "exclusive_output", "interruptible", "output_lock",
+    "output_parent", "read_json", "remove_stale_sockets", "temp_folder", "temp_prefix",
+    "write_atomic", "write_if_changed",
+]  # fmt: skip
 
 TEMP_PREFIX = ".tmp-"
 #: Free space below which a run, sweep or build does not start (or stops between results):
@@ -61,16 +50,6 @@ _OWNER = re.compile(r"-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[^-]+$")
 
 def _host() -> str:
     return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def temp_prefix(what: str, pid: int | None = None) -> str:
@@ -95,15 +74,14 @@ def temp_folder(parent: Path, what: str) -> Iterator[Path]:
 
 def clean_stale_temps(parent: Path) -> list[str]:
     """Remove the temporary folders in ``parent`` whose owner is gone; returns their names."""
-    removed = []
+    removed: list[str] = []
     if not parent.is_dir():
         return removed
     for path in sorted(parent.glob(f"{TEMP_PREFIX}*")):
         owner = _OWNER.search(path.name)
-        if owner and owner["host"] == _host() and _alive(int(owner["pid"])):
+        # another machine's run on a shared disk is not ours to judge
+        if owner and (owner["host"] != _host() or psutil.pid_exists(int(owner["pid"]))):
             continue
-        if owner and owner["host"] != _host():
-            continue  # another machine's run on a shared disk: not ours to judge
         if path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
         else:
@@ -116,33 +94,27 @@ def atomic_replace(tmp: Path, out: Path) -> None:
     """Move the finished folder ``tmp`` to ``out``, replacing an earlier output there."""
     tmp.chmod(0o755)  # temporary folders are private (0700); outputs are not
     for _attempt in range(_REPLACE_ATTEMPTS):  # another process may be replacing it too
+        old = None
         try:
-            if not out.exists():
-                tmp.rename(out)
-                return
-            old = _make_temp(out.parent, f"old-{out.name}")
-            old.rmdir()
-            out.rename(old)
-        except (FileNotFoundError, FileExistsError, OSError) as error:
-            if error.errno not in _RACE_ERRORS:
-                raise
-            continue
-        try:
+            if out.exists():
+                old = _make_temp(out.parent, f"old-{out.name}")
+                old.rmdir()
+                out.rename(old)
             tmp.rename(out)
+            return
         except OSError as error:
             if error.errno not in _RACE_ERRORS:
                 raise
-            continue
         finally:
-            shutil.rmtree(old, ignore_errors=True)
-        return
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
     raise BuildError(
         f"{out} was replaced by another process {_REPLACE_ATTEMPTS} times while this one "
         "tried to write it; run again when the other process has finished"
     )
 
 
-def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
+def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
     """``write(tmp)`` then rename ``tmp`` to ``path`` (readers never see half a file)."""
     tmp = path.with_name(f"{temp_prefix(path.name)}w")
     try:
@@ -150,6 +122,26 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_if_changed(path: Path, content: bytes) -> bool:
+    """Write ``content`` unless the file already holds it (its time then stays, so that
+    Sphinx sees no change); returns whether it wrote."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == len(content) and path.read_bytes() == content:
+            return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return True
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object written earlier; {} if it is missing, unreadable or not an object."""
+    try:
+        content = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return content if isinstance(content, dict) else {}
 
 
 def check_replaceable(out: Path, marker: str) -> None:
@@ -165,13 +157,9 @@ def check_replaceable(out: Path, marker: str) -> None:
 
 @contextmanager
 def output_parent(out: Path) -> Iterator[None]:
-    """Create the folder that will hold ``out`` (and its missing ancestors); remove the
-    folders it created if the block fails, so a refused or failed run leaves no empty
-    folders.
-
-    A path that cannot be written (under a regular file, in a read-only or pseudo file
-    system, without permission) is a one-line :class:`BuildError` naming it.
-    """
+    """Create the folder that will hold ``out``, and remove the folders it created if the
+    block fails (a refused or failed run leaves no empty folders); a path that cannot be
+    written is a one-line :class:`BuildError` naming it."""
     parent = out.parent
     missing = [p for p in (parent, *parent.parents) if not p.exists()]
     try:
@@ -199,17 +187,13 @@ def _is_file(path: Path) -> bool:
 
 def _remove_empty(folders: list[Path]) -> None:
     for folder in folders:  # deepest first
-        try:
+        with contextlib.suppress(OSError):
             folder.rmdir()
-        except OSError:
-            pass
 
 
 def remove_stale_sockets(folder: Path, prefix: str, min_age: float = 60.0) -> list[str]:
-    """Remove the Unix sockets ``folder/prefix*`` that nothing listens on any more (left
-    by a kernel that was killed); returns their names. A live kernel's sockets accept a
-    connection and are kept, and so is any socket younger than ``min_age`` seconds (one
-    being set up)."""
+    """Remove the Unix sockets ``folder/prefix*`` that refuse a connection (a killed
+    kernel's) and are older than ``min_age`` seconds (not one being set up); their names."""
     removed = []
     now = time.time()
     for path in sorted(Path(folder).glob(f"{prefix}*")):
@@ -245,20 +229,12 @@ def interruptible() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _lock_path(out: Path) -> Path:
-    return out.parent / f".{out.name}.lock"
-
-
 @contextmanager
 def output_lock(out: Path) -> Iterator[None]:
-    """Hold ``out`` for this process while the block runs (its parent must exist).
-
-    A second process asking for the same folder is refused at once with a
-    :class:`BuildError` naming it and the process that holds it. The lock is an ``flock``
-    on ``.<name>.lock`` beside ``out``, removed when the block ends; a process killed
-    outright leaves the file behind but not the lock.
-    """
-    path = _lock_path(out)
+    """Hold ``out`` for this process while the block runs (its parent must exist): an
+    ``flock`` on ``.<name>.lock`` beside it (a killed process leaves the file, not the lock);
+    a second process is refused at once, naming the folder and the holder."""
+    path = out.parent / f".{out.name}.lock"
     while True:
         handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -283,10 +259,8 @@ def output_lock(out: Path) -> Iterator[None]:
         os.write(handle, str(os.getpid()).encode())
         yield
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
         os.close(handle)
 
 
@@ -304,8 +278,8 @@ def _free(path: Path) -> int | None:
 
 
 def check_free_space(out: Path, what: str, need: int = MIN_FREE_BYTES) -> None:
-    """Refuse to start (or go on) writing ``out`` when less than ``need`` bytes are free
-    on its disk; the message names the folder and the space."""
+    """Refuse to start (or go on) writing ``out`` when its disk has less than ``need``
+    bytes free."""
     free = _free(out)
     if free is not None and free < need:
         raise BuildError(
@@ -315,9 +289,17 @@ def check_free_space(out: Path, what: str, need: int = MIN_FREE_BYTES) -> None:
 
 
 @contextmanager
+def exclusive_output(out: Path, what: str) -> Iterator[None]:
+    """Write ``out`` alone (:func:`check_free_space` for ``what``, then
+    :func:`interruptible`, :func:`output_parent`, :func:`output_lock` and :func:`disk_full`)."""
+    check_free_space(out, what)
+    with interruptible(), output_parent(out), output_lock(out), disk_full(out):
+        yield
+
+
+@contextmanager
 def disk_full(out: Path) -> Iterator[None]:
-    """Turn a write that failed for want of space (ENOSPC, EDQUOT) into one line naming
-    ``out`` (an ``OSError`` of a write names no file)."""
+    """A write that failed for want of space (ENOSPC, EDQUOT) as one line naming ``out``."""
     try:
         yield
     except OSError as error:

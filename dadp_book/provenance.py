@@ -1,11 +1,8 @@
-"""What a result was computed from: source hashes, package versions, dataset files.
+"""What a result was computed from: file hashes, package versions, dataset files.
 
-A sweep point (and a run) records the SHA-256 of its chapter's source, the dadp-lite
-version with a hash of the installed package's sources (so an edited package counts as a
-change even at the same version number), the versions of the packages that compute
-numbers, the profile, every parameter value, the seed, and the provenance of each dataset
-parameter. The executor reports the package hash and versions of the process that ran the
-kernel, so a Dask worker with another installation is noticed.
+The package hash (:func:`package_sources_sha256`) makes an edited ``dadp_lite`` a change
+even at the same version number; the executor reports it with the versions of the process
+that ran the kernel, so a Dask worker with another installation is noticed.
 """
 
 from __future__ import annotations
@@ -17,36 +14,29 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from dadp_book.discovery import chapter_path
 from dadp_book.errors import BuildError
+from dadp_book.parameters import (
+    chapter_parameters,
+    check_memory_estimate,
+    check_records,
+    effective_parameters,
+)
 
 __all__ = [
-    "NUMERIC_PACKAGES",
-    "REPORTED_PACKAGES",
-    "check_unchanged",
-    "dataset_record",
-    "datasets_of",
-    "environment",
-    "file_sha256",
-    "folder_hashes",
-    "package_sources_sha256",
-    "record_id",
-    "sweep_provenance",
-    "versions",
-]
+    "NUMERIC_PACKAGES", "REPORTED_PACKAGES", "check_datasets", "check_unchanged",
+    "dataset_record", "datasets_of", "environment", "file_sha256", "files_below",
+    "files_sha256", "folder_hashes", "package_sources_sha256", "record_id", "science_files",
+    "science_folder", "sweep_provenance", "text_sha256", "versions",
+]  # fmt: skip
 
 #: Packages whose versions can change a computed number (recorded with every result).
 NUMERIC_PACKAGES = (
-    "numpy",
-    "scipy",
-    "pandas",
-    "scikit-learn",
-    "anonypy",
-    "dp-accounting",
-    "threadpoolctl",
+    "numpy", "scipy", "pandas", "scikit-learn", "anonypy", "dp-accounting", "threadpoolctl",
     "dadp-lite",
-)
+)  # fmt: skip
 #: Packages listed on the book's status page.
 REPORTED_PACKAGES = (*NUMERIC_PACKAGES, "matplotlib", "papermill", "jupyter-book")
 
@@ -64,27 +54,52 @@ def versions(packages: Sequence[str] = REPORTED_PACKAGES) -> dict[str, str]:
 
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def files_below(folder: Path, hidden: bool = True) -> dict[str, Path]:
+    """``{relative path: path}`` of every file below ``folder``, sorted (``hidden=False``:
+    hidden files and folders left out)."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if path.is_file() and (hidden or not any(p.startswith(".") for p in relative.parts)):
+            found[relative.as_posix()] = path
+    return found
+
+
+def files_sha256(files: Mapping[str, Path]) -> str:
+    """One SHA-256 over names and the bytes of their files (a missing file counts as empty)."""
+    digest = hashlib.sha256()
+    for name, path in files.items():
+        digest.update(f"{name}\0".encode())
+        digest.update(path.read_bytes() if path.is_file() else b"")
+        digest.update(b"\0")
     return digest.hexdigest()
+
+
+def science_folder() -> Path:
+    """The folder of the ``dadp_lite`` package this process (and every kernel it starts)
+    imports."""
+    import dadp_lite
+
+    return Path(dadp_lite.__file__).resolve().parent
+
+
+def science_files() -> dict[str, Path]:
+    """:func:`files_below` the ``dadp_lite`` package, compiled files left out."""
+    return {
+        name: path
+        for name, path in files_below(science_folder()).items()
+        if "__pycache__" not in Path(name).parts and path.suffix != ".pyc"
+    }
 
 
 @lru_cache(maxsize=1)
 def package_sources_sha256() -> str:
     """One hash over the installed ``dadp_lite`` package: every file's path and bytes."""
-    import dadp_lite
-
-    package = Path(dadp_lite.__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        relative = path.relative_to(package)
-        if path.is_file() and "__pycache__" not in relative.parts and path.suffix != ".pyc":
-            digest.update(f"{relative.as_posix()}\0".encode())
-            digest.update(path.read_bytes())
-            digest.update(b"\0")
-    return digest.hexdigest()
+    return files_sha256(science_files())
 
 
 def environment() -> dict:
@@ -106,13 +121,9 @@ def sweep_provenance(root: Path, slug: str, profile: str | None) -> dict:
 
 
 def dataset_record(value: str, locate: bool) -> dict:
-    """Provenance of one dataset value (registered name or absolute file path).
-
-    ``locate=False`` describes a registered excerpt from the registry alone (its SHA-256 is
-    verified wherever it is read), so a sweep's client needs no copy of the data; a file is
-    always hashed. ``locate=True`` finds and verifies registered files too
-    (:func:`dadp_lite.data.source_info`).
-    """
+    """Provenance of one dataset value (registered name or absolute file path). A file is
+    always hashed; a registered excerpt only with ``locate`` (else it is described from the
+    registry, so a sweep's client needs no copy of the data)."""
     from dadp_lite.data import DATASETS, DataError, source_info
 
     if value in DATASETS and not locate:
@@ -132,14 +143,11 @@ def datasets_of(
     locate: bool,
     known: dict[str, dict] | None = None,
 ) -> dict:
-    """``{parameter: record or [records]}`` for every dataset-typed parameter.
-
-    Each file is read, hashed and validated (:func:`dadp_lite.data.source_info`); ``known``
-    keeps the records of values already described (a sweep describes each file once).
-    """
+    """``{parameter: record or [records]}`` for every dataset-typed parameter; ``known``
+    keeps the records of values already described (a sweep describes each file once)."""
     known = {} if known is None else known
 
-    def record(value: str) -> dict:
+    def record(value: Any) -> dict:
         if value not in known:
             known[value] = dataset_record(value, locate)
         return dict(known[value])
@@ -153,18 +161,25 @@ def datasets_of(
     return out
 
 
-def check_unchanged(
-    datasets: Mapping[str, object], loaded: Mapping[str, Sequence[str]] | None = None
-) -> None:
-    """Refuse a result not computed from the bytes its record names (run, point).
+def check_datasets(
+    root: Path, slug: str, values: Mapping[str, object], locate: bool, known: dict | None = None
+) -> tuple[dict, dict]:
+    """A chapter's effective values and its datasets (:func:`datasets_of`), their record
+    counts checked against its k and the memory its values need (run, sweep and build)."""
+    params = chapter_parameters(root, slug)
+    effective = effective_parameters(root, slug, values)
+    datasets = datasets_of({p.name: p.spec for p in params}, effective, locate, known)
+    check_records(slug, effective, datasets)
+    check_memory_estimate(slug, effective, params, datasets)
+    return effective, datasets
 
-    ``datasets`` as from :func:`datasets_of`; ``loaded`` maps each dataset file the kernel
-    read to the SHA-256 of the bytes it read (:attr:`dadp_book.execute.Execution.loaded`).
-    A record's hash must be the hash of the bytes read: a file the kernel read is compared
-    by what it read (a file swapped and put back during the run is caught); one it did not
-    read through ``dadp_lite`` is hashed again. A registered excerpt described from the
-    registry alone has no path; it is verified wherever it is read.
-    """
+
+def check_unchanged(
+    datasets: Mapping[str, Any], loaded: Mapping[str, Sequence[str]] | None = None
+) -> None:
+    """Refuse a result not computed from the bytes its record names (run, point): what the
+    kernel read (``loaded``, :attr:`dadp_book.execute.Execution.loaded`: a file swapped and
+    put back is caught), else the file now; an excerpt without a path is checked where read."""
     loaded = loaded or {}
     for parameter, records in datasets.items():
         for record in records if isinstance(records, list) else [records]:
@@ -190,14 +205,15 @@ def check_unchanged(
 
 def folder_hashes(folder: Path, exclude: Sequence[str] = ()) -> dict[str, str]:
     """``{relative path: SHA-256}`` of every file below ``folder`` (hidden files included)."""
-    return {
-        path.relative_to(folder).as_posix(): file_sha256(path)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.relative_to(folder).as_posix() not in exclude
-    }
+    files = files_below(folder).items()
+    return {name: file_sha256(path) for name, path in files if name not in exclude}
 
 
 def record_id(record: object, length: int = 16) -> str:
     """Short SHA-256 of a JSON-able record (key order does not matter)."""
-    text = json.dumps(record, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:length]
+    return text_sha256(json.dumps(record, sort_keys=True, default=str))[:length]
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 of a text's UTF-8 bytes."""
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -8,16 +8,10 @@ Run folder (default ``runs/<slug>-<hash of the values>``)::
     params.yaml           chapter, every value, overrides, seed, datasets (path, SHA-256,
                           rows), chapter and package hashes, versions, time
 
-The folder is written as a temporary folder beside it and moved into place when complete:
-a refused value, a failing cell or an interruption leaves nothing behind (not even the
-folders created to hold it). Dataset files are read, hashed and validated before the kernel
-starts; the kernel reports the hash of the bytes it read, and a run whose kernel read other
-bytes than those checked fails: ``params.yaml`` holds the hash of the bytes the results
-were computed from.
-A folder holds the run of one chapter: another chapter's run is never replaced, and one
-run at a time writes it (a second run started meanwhile is refused,
-:func:`dadp_book.outputs.output_lock`). A disk with less than
-:data:`dadp_book.outputs.MIN_FREE_BYTES` free is refused before the kernel starts.
+The folder appears complete or not at all (a refused value, a failing cell or an
+interruption leaves nothing behind); it holds the run of one chapter, written by one run at
+a time. Dataset files are checked before the kernel starts, and a run whose kernel read
+other bytes than those checked fails: ``params.yaml`` holds the hash of the bytes read.
 """
 
 from __future__ import annotations
@@ -31,30 +25,13 @@ from dadp_book.errors import BuildError
 from dadp_book.execute import Execution, execute_notebook
 from dadp_book.outputs import (
     atomic_replace,
-    check_free_space,
     check_replaceable,
     clean_stale_temps,
-    disk_full,
-    interruptible,
-    output_lock,
-    output_parent,
+    exclusive_output,
     temp_folder,
 )
-from dadp_book.parameters import (
-    chapter_parameters,
-    check_memory_estimate,
-    check_records,
-    effective_parameters,
-    profile_values,
-    validate_parameters,
-)
-from dadp_book.provenance import (
-    check_unchanged,
-    datasets_of,
-    file_sha256,
-    record_id,
-    versions,
-)
+from dadp_book.parameters import profile_values, validate_parameters
+from dadp_book.provenance import check_datasets, check_unchanged, file_sha256, record_id, versions
 from dadp_book.render import render_single_chapter
 from dadp_book.yamlio import dump_yaml, load_yaml_file
 
@@ -83,9 +60,9 @@ def _shown(values: dict) -> str:
 
 
 def _record(
-    root: Path, slug: str, profile: str | None, values: dict, datasets: dict, result: Execution
-) -> dict:
-    effective = effective_parameters(root, slug, values)
+    root: Path, slug: str, profile: str | None, values: dict, effective: dict, datasets: dict,
+    result: Execution,
+) -> dict:  # fmt: skip
     record = {
         RUN_MARKER: 1,
         "chapter": slug,
@@ -116,53 +93,30 @@ def run_chapter(
     runs_dir: Path | None = None,
 ) -> Path:
     """Execute one chapter with ``overrides`` on top of ``profile``; returns the run folder.
-
-    Every value is checked (and every dataset located) before the kernel starts.
-    """
+    Every value is checked (and every dataset located) before the kernel starts."""
     slug = resolve_chapter(root, chapter)
     values = validate_parameters(
         root, slug, {**profile_values(root, slug, profile), **(overrides or {})}
     )
-    params = chapter_parameters(root, slug)
-    specs = {p.name: p.spec for p in params}
-    effective = effective_parameters(root, slug, values)
-    datasets = datasets_of(specs, effective, locate=True)  # read, hashed and validated
-    check_records(slug, effective, datasets)
-    check_memory_estimate(slug, effective, params, datasets)
+    effective, datasets = check_datasets(root, slug, values, locate=True)
     name = f"{slug}-{record_id({'profile': profile, **values}, 8)}"
     out = Path(out or (runs_dir or root / "runs") / name).resolve()
     _check_output(out, slug)
-    check_free_space(out, "a run")
-    with interruptible(), output_parent(out), output_lock(out), disk_full(out):
+    with exclusive_output(out, "a run"):
         _check_output(out, slug)  # again, now that no other run can write it
         with temp_folder(out.parent, out.name) as tmp:
             clean_stale_temps(out.parent)
-            seconds = _execute(root, slug, profile, values, datasets, out, tmp, html)
-    print(f"  executed in {seconds:.1f} s; outputs in {out}", flush=True)
+            notebook = convert_chapter(root, slug)
+            print(f"Running {slug} with {_shown(values)} -> {out}", flush=True)
+            result = execute_notebook(notebook, slug, values, scratch=tmp)
+            if result.error:
+                raise BuildError(f"{slug} failed, nothing written: {result.error}")
+            check_unchanged(datasets, result.loaded)
+            executed = result.save(tmp)
+            if html:
+                render_single_chapter(root, slug, executed, tmp / "html")
+            record = _record(root, slug, profile, values, effective, datasets, result)
+            (tmp / "params.yaml").write_text(dump_yaml(record))
+            atomic_replace(tmp, out)
+    print(f"  executed in {result.seconds:.1f} s; outputs in {out}", flush=True)
     return out
-
-
-def _execute(
-    root: Path,
-    slug: str,
-    profile: str | None,
-    values: dict,
-    datasets: dict,
-    out: Path,
-    tmp: Path,
-    html: bool,
-) -> float:
-    """Execute the chapter in ``tmp``, record it and move it to ``out``; its seconds."""
-    notebook = convert_chapter(root, slug)
-    print(f"Running {slug} with {_shown(values)} -> {out}", flush=True)
-    result = execute_notebook(notebook, slug, values, scratch=tmp)
-    if result.error:
-        raise BuildError(f"{slug} failed, nothing written: {result.error}")
-    check_unchanged(datasets, result.loaded)
-    notebook_path = result.save(tmp)
-    if html:
-        render_single_chapter(root, slug, notebook_path, tmp / "html")
-    record = _record(root, slug, profile, values, datasets, result)
-    (tmp / "params.yaml").write_text(dump_yaml(record))
-    atomic_replace(tmp, out)
-    return result.seconds

@@ -1,9 +1,9 @@
 """Where executions run: local processes, or a Dask cluster. Both call the one executor.
 
 A runner is a context manager yielding ``run(tasks)``, which yields ``(index, outcome)`` as
-tasks finish; an outcome is an :class:`~dadp_book.execute.Execution` or the exception
-that stopped a task. Leaving the block early (an error, Ctrl-C, SIGTERM) stops the work:
-local worker processes are terminated (their kernels exit with them), Dask futures cancelled.
+tasks finish (an :class:`~dadp_book.execute.Execution` or the exception that stopped the
+task). Leaving the block early stops the work: local workers are terminated (their kernels
+exit with them), Dask futures cancelled.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -24,14 +24,9 @@ from dadp_book.execute import Execution, execute_notebook
 from dadp_book.outputs import temp_folder
 
 __all__ = [
-    "Outcome",
-    "Task",
-    "check_dask_address",
-    "check_jobs",
-    "dask_runner",
-    "die_with_parent",
+    "Outcome", "Task", "check_dask_address", "check_jobs", "dask_runner", "die_with_parent",
     "local_runner",
-]
+]  # fmt: skip
 
 #: ``(converted notebook text, slug, parameters)``: the arguments of ``execute_notebook``.
 Task = tuple[str, str, dict]
@@ -57,17 +52,10 @@ def _job(args: tuple[int, Task, Path | None]) -> tuple[int, Outcome]:
 
 
 def _worker_signals(parent: int | None = None) -> None:
-    """A worker leaves Ctrl-C to the parent, dies at once on SIGTERM, and dies with its
-    parent.
-
-    Workers are forked, so they inherit the parent's SIGTERM handler (which raises
-    ``KeyboardInterrupt`` to clean up temporary folders); in a worker that exception can
-    leave the pool's machinery waiting forever, and the parent's ``terminate(); join()``
-    with it. The default action (terminate the process) is what stopping a worker means.
-    A parent killed outright (``kill -9``, the out-of-memory killer) runs no clean-up, so
-    the worker asks to be killed when its parent dies (:func:`die_with_parent`); its
-    kernels exit when they see their parent gone (ipykernel's parent poller).
-    """
+    """A worker leaves Ctrl-C to the parent, dies at once on SIGTERM (a forked worker
+    inherits the parent's handler, whose ``KeyboardInterrupt`` can leave the pool waiting
+    forever), and dies with its parent (one killed outright runs no clean-up); its kernels
+    exit when they see their parent gone (ipykernel's parent poller)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if parent is not None:
@@ -78,12 +66,8 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def die_with_parent(parent: int) -> None:
-    """Make this process die when process ``parent`` (its parent) does.
-
-    On Linux the kernel sends SIGKILL at the parent's death (``prctl(PR_SET_PDEATHSIG)``);
-    elsewhere a daemon thread polls the parent's pid each second. A parent already gone
-    ends this process at once.
-    """
+    """Make this process die when process ``parent`` (its parent) does: SIGKILL from Linux
+    (``prctl(PR_SET_PDEATHSIG)``), elsewhere a thread that polls each second."""
     try:
         import ctypes
 
@@ -104,16 +88,7 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _stop(pool: ProcessPoolExecutor, before: set) -> None:
-    """Cancel what has not started and terminate the workers (their kernels exit with them)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for child in set(multiprocessing.active_children()) - before:
-        child.terminate()
-        child.join()
-    pool.shutdown(wait=True)
-
-
-def _in_pool(jobs: int, args: list) -> Iterator[tuple[int, Outcome]]:
+def _in_pool(jobs: int, args: list) -> Generator[tuple[int, Outcome], None, None]:
     before = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(args)),
@@ -131,19 +106,18 @@ def _in_pool(jobs: int, args: list) -> Iterator[tuple[int, Outcome]]:
                 yield futures[future], RuntimeError(f"{type(error).__name__}: {error}")
         finished = True
     finally:
-        if finished:
+        pool.shutdown(wait=finished, cancel_futures=not finished)
+        if not finished:  # terminate the workers (their kernels exit with them)
+            for child in set(multiprocessing.active_children()) - before:
+                child.terminate()
+                child.join()
             pool.shutdown(wait=True)
-        else:
-            _stop(pool, before)
 
 
 @contextmanager
 def local_runner(jobs: int, scratch_parent: Path | None = None) -> Iterator[Run]:
-    """Run tasks in ``jobs`` local processes (in this process when one suffices).
-
-    Kernels work in a temporary folder made in ``scratch_parent`` when tasks first run
-    (default: the system's temporary folder), removed after the workers stopped.
-    """
+    """Run tasks in ``jobs`` local processes (in this process when one suffices); kernels
+    work in a temporary folder in ``scratch_parent`` (default: the system's)."""
     with ExitStack() as cleanup:
 
         def run(tasks: Sequence[Task]) -> Iterator[tuple[int, Outcome]]:

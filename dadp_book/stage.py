@@ -1,15 +1,9 @@
 """The staged book: config, filtered toc and prose pages beside the executed notebooks.
 
-Partial builds (``--chapters``) stay strict-clean: links, references and glued numbers that
-point into chapters left out become plain text naming the chapter (one summary line says
-how many), and an executable page that did not run (the errata, landing and performance
-pages compute from every chapter; ``--with-pages`` runs them) is staged as a stub: its
-title, its labelled headings and a note saying how to compute it (:func:`page_stub`).
-
-Staging writes a file only when its content changes (and removes what the book no longer
-holds), so an unchanged book leaves the stage untouched: Jupyter Book then has nothing to
-render again (:func:`dadp_book.render.render_html`). The status page is a function of
-the results (their execution times and dates), not of the time of the build.
+A partial build stays strict-clean (ARCHITECTURE.md, "The book machinery"): links into
+chapters left out become text (:func:`resolve_chapter_links`), a page not run a stub
+(:func:`page_stub`). A file is written only when its content changes, so an unchanged book
+leaves the stage untouched and Jupyter Book has nothing to render again.
 """
 
 from __future__ import annotations
@@ -23,20 +17,14 @@ from pathlib import Path
 import yaml
 
 from dadp_book.discovery import chapter_path, chapter_title, list_chapters, list_pages
-from dadp_book.execute import write_if_changed
-from dadp_book.provenance import versions
+from dadp_book.outputs import write_if_changed
+from dadp_book.provenance import files_below, versions
 from dadp_book.sphinx_cite import BUILD_INFO
 
 __all__ = [
-    "build_info",
-    "copy_static",
-    "page_stub",
-    "resolve_chapter_links",
-    "resolve_notebook_links",
-    "stage_book",
-    "status_table",
-    "sync_folder",
-]
+    "build_info", "page_stub", "resolve_chapter_links",
+    "resolve_notebook_links", "stage_book", "status_table", "sync_folder",
+]  # fmt: skip
 
 _DOC_ROLE = re.compile(r"\{doc\}`(?:([^`<]*?)\s*<)?\.\./notebooks/([^`<>]+?)>?`")
 _REF_ROLE = re.compile(r"\{(ref|numref|prf:ref|eq)\}`(?:([^`<]*?)\s*<)?([^`<>]+?)>?`")
@@ -50,35 +38,24 @@ def sync_folder(
     """Make ``target`` hold ``source``'s files, writing only the files that change and
     removing the others; ``text(path, content)`` may rewrite Markdown files on the way.
     ``skip``: relative paths neither copied nor removed (staged by someone else)."""
-    wanted = set()
-    if source.is_dir():
-        for path in sorted(source.rglob("*")):
-            relative = path.relative_to(source).as_posix()
-            if not path.is_file() or relative in skip:
-                continue
-            wanted.add(relative)
-            content = path.read_bytes()
-            if text is not None and path.suffix == ".md":
-                content = text(path, content.decode()).encode()
-            write_if_changed(target / relative, content)
-    if target.is_dir():
-        for path in sorted(target.rglob("*"), reverse=True):
-            relative = path.relative_to(target).as_posix()
-            if path.is_file() and relative not in wanted and relative not in skip:
-                path.unlink()
-            elif path.is_dir() and not any(path.iterdir()):
-                path.rmdir()
-
-
-def copy_static(root: Path, stage: Path) -> None:
-    """The book's ``_static`` folder (its CSS) beside the staged config."""
-    sync_folder(root / "_static", stage / "_static")
+    wanted = {name: path for name, path in files_below(source).items() if name not in skip}
+    for relative, path in wanted.items():
+        content = path.read_bytes()
+        if text is not None and path.suffix == ".md":
+            content = text(path, content.decode()).encode()
+        write_if_changed(target / relative, content)
+    for path in sorted(target.rglob("*"), reverse=True):
+        relative = path.relative_to(target).as_posix()
+        if path.is_file() and relative not in wanted and relative not in skip:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
 
 
 def _filtered_toc(toc: object, keep: set[str]) -> object:
     if not isinstance(toc, Mapping):
         return toc
-    out = {}
+    out: dict = {}
     for key, value in toc.items():
         if key in ("parts", "chapters", "sections"):
             kept = [item for item in (_filtered_toc(i, keep) for i in value) if item is not None]
@@ -104,17 +81,10 @@ def _labels_outside(root: Path, built: Sequence[str], known: Sequence[str]) -> d
 
 
 def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[str, list[str]]:
-    """Make a page's links to chapters fit the chapters being built.
-
-    - ``{doc}`../notebooks/NN``` (a bare two-digit number) links to the chapter whose slug
-      starts with ``NN-``.
-    - Links to chapters not in ``built``, or numbers with no chapter yet, become plain text
-      (the chapter's title), as do ``{ref}``/``{numref}``/``{prf:ref}`` to labels defined
-      in such chapters. Unknown targets are left for the strict build to report.
-    - Cross-document glue from a chapter not built becomes a short text naming it.
-
-    Returns the new text and one note per link turned into text.
-    """
+    """A page's text with its links fit to the chapters ``built``, and one note per link
+    made text: ``{doc}`../notebooks/NN``` links to the chapter ``NN-...``; a link, reference
+    or glued number into a chapter not built (or a number with no chapter yet) becomes
+    text naming it; unknown targets are left for the strict build to report."""
     built, known, notes = list(built), list_chapters(root), []
     missing_labels = _labels_outside(root, built, known)
 
@@ -123,11 +93,8 @@ def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[
         numbered = [s for s in known if s.split("-", 1)[0] == target]
         slug = (numbered[0] if len(numbered) == 1 else None) if target.isdigit() else target
         if slug in built:
-            return (
-                "{doc}`"
-                + (f"{label} <../notebooks/{slug}>" if label else f"../notebooks/{slug}")
-                + "`"
-            )
+            link = f"{label} <../notebooks/{slug}>" if label else f"../notebooks/{slug}"
+            return f"{{doc}}`{link}`"
         if slug is None and target.isdigit():
             notes.append(f"chapter {target} does not exist yet; named as text")
             return f"*{label or f'chapter {int(target)}'}*"
@@ -158,13 +125,9 @@ def resolve_chapter_links(root: Path, text: str, built: Sequence[str]) -> tuple[
 
 
 def status_table(results: Sequence, profile: str, wall: float | None, jobs: int | None) -> str:
-    """The generated part of ``book/status.md``: timings, parameters, versions.
-
-    ``wall`` is the wall-clock time of executing all these results (None when they come
-    from several builds, the build cache having reused some). The text depends on the
-    results only, never on when the book was built, so an unchanged book stages the same
-    page.
-    """
+    """The generated part of ``book/status.md``: timings, parameters, versions. ``wall``:
+    the wall-clock time of executing all these results (None: they come from several
+    builds). A function of the results only, so an unchanged book stages the same page."""
     lines = ["", f"## Last build: profile `{profile}`", ""]
     days = sorted({d[:10] for d in (getattr(r, "executed_at", "") for r in results) if d})
     when = f" on {days[0]}" if len(days) == 1 else ""
@@ -194,9 +157,8 @@ def status_table(results: Sequence, profile: str, wall: float | None, jobs: int 
 
 
 def build_info(results: Sequence, profile: str) -> str:
-    """What the footer's citation states about this build (:mod:`dadp_book.sphinx_cite`):
-    the day its newest result was computed and the profile, as JSON. A function of the
-    results, like :func:`status_table`, so an unchanged book stages the same file."""
+    """The footer citation's JSON (:mod:`dadp_book.sphinx_cite`): the day the newest result
+    was computed and the profile (a function of the results, like :func:`status_table`)."""
     days = sorted(d[:10] for d in (getattr(r, "executed_at", "") for r in results) if d)
     return json.dumps({"date": days[-1] if days else "", "profile": profile}, sort_keys=True)
 
@@ -217,39 +179,14 @@ def resolve_notebook_links(root: Path, content: bytes, built: Sequence[str]) -> 
     return (nbformat.writes(notebook).encode() if changed else content), notes
 
 
-def _resolve_notebook_links(root: Path, path: Path, built: Sequence[str], notes: list[str]) -> None:
-    """Partial builds: links from an executed chapter to chapters left out become text."""
-    if not path.is_file():
-        return
-    content, found = resolve_notebook_links(root, path.read_bytes(), built)
-    write_if_changed(path, content)
-    notes += [f"notebooks/{path.stem}: {note}" for note in found]
-
-
-def _place_pages(
-    root: Path, stage: Path, pages: Sequence, built: Sequence[str], notes: list[str]
-) -> None:
-    """An executed page replaces its MyST source (Jupyter Book would prefer the ``.md``)."""
-    partial = set(built) != set(list_chapters(root))
-    for result in pages:
-        target = stage / f"{result.page}.ipynb"
-        content, found = result.output.read_bytes(), []
-        if partial:
-            content, found = resolve_notebook_links(root, content, built)
-        write_if_changed(target, content)
-        target.with_suffix(".md").unlink(missing_ok=True)
-        notes += [f"{result.page}: {note}" for note in found]
-
-
 _HEADING = re.compile(r"^#{1,6} \S")
 _GLUED = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
 
 
 def page_stub(text: str, page: str, built: Sequence[str]) -> str:
-    """What a partial build stages for an executable page it did not run: its title, a note
-    saying which command computes the page, and every labelled heading (as a section of
-    the stub, so that links into the page still resolve). Front matter, code and prose are
-    left out; ``page`` names the page (``book/errata``) in the note."""
+    """What a partial build stages for an executable page (``page``, e.g. ``book/errata``) it
+    did not run: its title, a note naming the command that computes it, and its labelled
+    headings (so that links into the page resolve); front matter, code and prose go."""
     lines = text.split("\n")
     if lines and lines[0] == "---":
         lines = lines[lines.index("---", 1) + 1 :]
@@ -301,15 +238,12 @@ def stage_book(
     jobs: int | None = None,
     pages: Sequence = (),
 ) -> None:
-    """Copy config, toc (filtered to ``slugs``) and prose pages next to executed notebooks.
-
-    Executed ``pages`` (results of :func:`dadp_book.build.execute_book`) replace their
-    sources; ``book/status.md`` gets :func:`status_table` appended. Only files whose
-    content changes are written.
-    """
+    """Copy config, toc (filtered to ``slugs``) and prose pages next to the executed
+    notebooks (whose links :func:`dadp_book.build.execute_book` resolved); executed
+    ``pages`` replace their sources; ``book/status.md`` gets :func:`status_table`."""
     write_if_changed(stage / "_config.yml", (root / "_config.yml").read_bytes())
     write_if_changed(stage / BUILD_INFO, build_info([*results, *pages], profile).encode())
-    copy_static(root, stage)
+    sync_folder(root / "_static", stage / "_static")
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     keep = set(slugs) | {f"{s}.md" for s in slugs}
     filtered = yaml.safe_dump(_filtered_toc(toc, keep), sort_keys=False)
@@ -330,8 +264,7 @@ def stage_book(
     executed = {f"{Path(r.page).relative_to('book').as_posix()}.md" for r in pages}
     executed |= {name.removesuffix(".md") + ".ipynb" for name in executed}
     sync_folder(root / "book", stage / "book", prose, skip=executed)
-    _place_pages(root, stage, pages, slugs, notes)
-    if set(slugs) != set(list_chapters(root)):
-        for slug in slugs:
-            _resolve_notebook_links(root, stage / "notebooks" / f"{slug}.ipynb", slugs, notes)
+    for result in pages:  # the executed page replaces its source (Jupyter Book prefers .md)
+        write_if_changed(stage / f"{result.page}.ipynb", result.output.read_bytes())
+        (stage / f"{result.page}.md").unlink(missing_ok=True)
     _summary(notes, stubs)

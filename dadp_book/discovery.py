@@ -11,20 +11,9 @@ from pathlib import Path
 from dadp_book.errors import BuildError
 from dadp_book.yamlio import load_yaml_file
 
-__all__ = [
-    "book_root",
-    "chapter_path",
-    "chapter_title",
-    "convert_chapter",
-    "convert_page",
-    "list_chapters",
-    "list_pages",
-    "parameters_cell",
-    "resolve_chapter",
-    "toc_entries",
-    "unlisted_chapters",
-    "unlisted_message",
-]
+__all__ = ["book_root", "chapter_path", "chapter_title", "list_chapters", "list_pages",
+           "resolve_chapter", "toc_entries", "unlisted_chapters", "unlisted_message",
+           "convert_chapter", "convert_page", "parameters_cell"]  # fmt: skip
 
 
 def book_root(start: str | os.PathLike[str] | None = None) -> Path:
@@ -157,8 +146,8 @@ def _read(path: str, mtime_ns: int, size: int):  # the stat values key the cache
     return jupytext.read(path)
 
 
-def _notebook(root: Path, slug: str):
-    path = chapter_path(root, slug)
+def _notebook(path: Path):
+    """The MyST file as a notebook (shared: copy it before changing it)."""
     stat = path.stat()
     return _read(str(path), stat.st_mtime_ns, stat.st_size)
 
@@ -167,7 +156,7 @@ def parameters_cell(root: Path, slug: str) -> str:
     """Source of the chapter's one cell tagged ``parameters``."""
     cells = [
         cell
-        for cell in _notebook(root, slug).cells
+        for cell in _notebook(chapter_path(root, slug)).cells
         if "parameters" in cell.get("metadata", {}).get("tags", [])
     ]
     if len(cells) != 1:
@@ -193,8 +182,7 @@ def _convert(path: Path) -> str:
 
     import nbformat
 
-    stat = path.stat()
-    notebook = copy.deepcopy(_read(str(path), stat.st_mtime_ns, stat.st_size))
+    notebook = copy.deepcopy(_notebook(path))
     notebook.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",

@@ -84,10 +84,7 @@ class Spec:
         return f"{left}{_number(self.low)}, {_number(self.high)}{right}"
 
     def check(self, value: object) -> object:
-        """The value as it will be passed to the chapter, or :class:`SpecError`.
-
-        The declaration's pydantic type (:func:`_adapter`) checks it; its first error is
-        said in the words of this module's rules."""
+        """The value as it will be passed to the chapter, or :class:`SpecError` saying why."""
         if not self.is_list and isinstance(value, list | tuple):
             raise SpecError(f"takes one {self.kind}, not a list ({_show(value)})")
         try:
@@ -170,7 +167,7 @@ def _number(value: float) -> str:
 
 def _show(value: object) -> str:
     if isinstance(value, float):
-        return _number(value) if not math.isnan(value) else "nan"
+        return _number(value)  # nan too
     return repr(value) if isinstance(value, str) else str(value)
 
 

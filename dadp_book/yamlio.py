@@ -42,10 +42,6 @@ _RESOLVERS = (
 )
 
 
-class DuplicateKeyError(yaml.YAMLError):
-    """A mapping lists the same key twice."""
-
-
 class BoundError(yaml.YAMLError):
     """YAML that the bounds refuse (an alias, a merge key, deep nesting)."""
 
@@ -95,7 +91,7 @@ class StrictLoader(yaml.SafeLoader):
             except TypeError:  # an unhashable key: the base class reports it
                 continue
             if earlier != line:
-                raise DuplicateKeyError(f"duplicate key {key!r} on lines {earlier} and {line}")
+                raise yaml.YAMLError(f"duplicate key {key!r} on lines {earlier} and {line}")
         return super().construct_mapping(node, deep)
 
 

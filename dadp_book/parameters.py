@@ -281,9 +281,7 @@ RELEASE_COPIES = 4
 
 
 def memory_estimate(
-    values: Mapping[str, object],
-    params: Sequence[Parameter] = (),
-    datasets: Mapping | None = None,
+    values: Mapping[str, object], params: Sequence[Parameter] = (), datasets: Mapping | None = None
 ) -> tuple[int, str]:
     """Bytes of the largest arrays a chapter builds from its counts, and what.
 

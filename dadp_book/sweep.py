@@ -47,13 +47,7 @@ from dadp_book.points import (
     tag_value,
 )
 from dadp_book.provenance import check_unchanged, datasets_of, record_id, sweep_provenance
-from dadp_book.runners import (
-    Outcome,
-    check_dask_address,
-    check_jobs,
-    dask_runner,
-    local_runner,
-)
+from dadp_book.runners import Outcome, check_dask_address, check_jobs, dask_runner, local_runner
 from dadp_book.yamlio import dump_yaml, load_yaml_file
 
 __all__ = ["PointResult", "sweep_chapter"]
@@ -336,8 +330,7 @@ def finish_sweep(out: Path, results: Sequence, points: Sequence[Point], provenan
     collected = _collect(out, results, points, provenance)
     if collected is not None:
         write_atomic(
-            out / "results.csv",
-            lambda tmp: collected.to_csv(tmp, index=False, lineterminator="\n"),
+            out / "results.csv", lambda tmp: collected.to_csv(tmp, index=False, lineterminator="\n")
         )
         print(f"  {len(collected)} row(s) collected into {out / 'results.csv'}", flush=True)
     else:

@@ -90,9 +90,7 @@ def list_chapters(root: Path) -> list[str]:
 def _is_notebook(path: Path) -> bool:
     """A MyST page is an executable notebook when its front matter names a kernel."""
     text = path.read_text()
-    if not text.startswith("---\n"):
-        return False
-    return "\nkernelspec:" in text.split("\n---", 1)[0]
+    return text.startswith("---\n") and "\nkernelspec:" in text.split("\n---", 1)[0]
 
 
 def list_pages(root: Path) -> list[str]:

@@ -281,7 +281,7 @@ RELEASE_COPIES = 4
 
 
 def memory_estimate(
-    values: Mapping[str, object], params: Sequence[Parameter] = (), datasets: Mapping | None = None
+    values: Mapping[str, object], params: Sequence[Parameter], datasets: Mapping
 ) -> tuple[int, str]:
     """Bytes of the largest arrays a chapter builds from its counts, and what.
 
@@ -291,7 +291,7 @@ def memory_estimate(
     (:func:`dadp_lite.metrics.bootstrap_bias_replicates`, 8 bytes each, and its product).
     """
     specs = {p.name: p.spec for p in params if p.spec is not None}
-    sizes = [record.get("rows") for _, record in _dataset_records(datasets or {})]
+    sizes = [record.get("rows") for _, record in _dataset_records(datasets)]
     rows = max([0, *(n for n in sizes if isinstance(n, int))])
     estimates = [(0, "nothing")]
     for name, value in values.items():
@@ -315,10 +315,7 @@ def memory_estimate(
 
 
 def check_memory_estimate(
-    slug: str,
-    values: Mapping[str, object],
-    params: Sequence[Parameter] = (),
-    datasets: Mapping | None = None,
+    slug: str, values: Mapping[str, object], params: Sequence[Parameter], datasets: Mapping
 ) -> None:
     """Refuse values whose arrays cannot fit in memory (:func:`memory_estimate`)."""
     size, what = memory_estimate(values, params, datasets)

@@ -87,7 +87,6 @@ def plan_sweep(
     out: Path | None,
     profile: str | None,
     fixed: Mapping[str, object] | None,
-    sweeps_dir: Path | None,
 ) -> SweepPlan:
     """Check the grid and every point; compute what each point's record will be."""
     slug = resolve_chapter(root, chapter)
@@ -97,7 +96,7 @@ def plan_sweep(
     provenance = sweep_provenance(root, slug, profile)
     records = _records(root, slug, points, provenance)
     name = f"{slug}-{record_id({'profile': profile, 'fixed': base, 'grid': grid}, 8)}"
-    out = Path(out or (sweeps_dir or root / "sweeps") / name).resolve()
+    out = Path(out or root / "sweeps" / name).resolve()
     check_replaceable(out, "grid.yaml")
     _check_same_chapter(out, slug)
     echo = {"chapter": slug, "profile": profile, "fixed": base, "grid": grid, "points": len(points)}
@@ -208,7 +207,6 @@ def sweep_chapter(
     dask: str | None = None,
     dask_timeout: float = 10.0,
     progress: bool = True,
-    sweeps_dir: Path | None = None,
 ) -> tuple[Path, list[PointResult]]:
     """Run a chapter over the Cartesian product of a grid; collect its CSVs into one table.
 
@@ -222,7 +220,7 @@ def sweep_chapter(
     if isinstance(dask_timeout, bool) or not dask_timeout > 0:
         raise BuildError(f"--dask-timeout must be > 0 seconds, got {dask_timeout}")
     check_dask_address(dask)
-    plan = plan_sweep(root, chapter, grid_path, out, profile, fixed, sweeps_dir)
+    plan = plan_sweep(root, chapter, grid_path, out, profile, fixed)
     check_free_space(plan.out, "a sweep")
     with interruptible(), output_parent(plan.out), output_lock(plan.out), disk_full(plan.out):
         _check_same_chapter(plan.out, plan.slug)  # again, now that no other sweep writes it

@@ -69,11 +69,8 @@ def unlisted_message(root: Path, slug: str) -> str:
 
 
 def list_chapters(root: Path) -> list[str]:
-    """Chapter slugs (``notebooks/<slug>.md``) in ``_toc.yml`` order.
-
-    ``_toc.yml`` declares the chapters: a chapter file it does not list is an error (a
-    file whose name starts with ``_``, such as the template, stays out of the book).
-    """
+    """Chapter slugs (``notebooks/<slug>.md``) in ``_toc.yml`` order; a chapter file that
+    ``_toc.yml`` does not list is an error (``_*`` files, such as the template, stay out)."""
     unlisted = unlisted_chapters(root)
     if unlisted:
         raise BuildError(unlisted_message(root, unlisted[0]))
@@ -94,11 +91,8 @@ def _is_notebook(path: Path) -> bool:
 
 
 def list_pages(root: Path) -> list[str]:
-    """Executable pages outside ``notebooks/`` (e.g. ``book/errata``), in ``_toc.yml`` order.
-
-    A page is executable when it is a MyST notebook (its front matter names a kernel): it
-    computes its own numbers at every build, with no profile parameters.
-    """
+    """Executable pages outside ``notebooks/`` (e.g. ``book/errata``), in ``_toc.yml`` order:
+    MyST notebooks (their front matter names a kernel), run at every build, no profile."""
     toc = load_yaml_file(root / "_toc.yml", "table of contents")
     pages = []
     for entry in _toc_files(toc):

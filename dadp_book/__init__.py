@@ -5,7 +5,7 @@ from here):
 
 - ``cli``: the ``dadp-book`` command, on click (build, params, run, sweep, glue, course, grade)
 - ``build``, ``run``, ``sweep``: the three ways to execute chapters
-- ``grid``, ``points``, ``runners``: sweep grids, per-point provenance records, local/Dask pools
+- ``points``, ``runners``: a sweep's grid points and their records on disk, local/Dask pools
 - ``stage``, ``render``, ``glue``: the staged book, Jupyter Book HTML, glued values
 - ``execute``: THE papermill executor (kernel environment, kernels on Unix sockets, failure text)
 - ``provenance``: hashes and versions that say what a result was computed from

@@ -8,6 +8,7 @@ stderr, nothing written) or a failed chapter; 3 when a sweep finished with faile
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -94,6 +95,7 @@ def _command(group: click.Group, name: str, help: str, arguments: str = "") -> C
     """A subcommand that refuses unknown arguments and hands a namespace to its handler."""
 
     def decorate(handler: Callable[[Path | None, SimpleNamespace], int]) -> click.Command:
+        @functools.wraps(handler)  # its options too (click keeps them in __click_params__)
         @click.pass_context
         def callback(ctx: click.Context, **params) -> int:
             if ctx.args:
@@ -106,7 +108,6 @@ def _command(group: click.Group, name: str, help: str, arguments: str = "") -> C
             root = ctx.find_root().params["root"]
             return handler(None if name in ("glue", "grade") else book_root(root), args)
 
-        callback.__click_params__ = getattr(handler, "__click_params__", [])
         text = f"{help}\n\n{arguments}" if arguments else help  # click's arguments have no help
         command = group.command(name, help=text, short_help=help, context_settings=_EXTRAS)
         return command(callback)
@@ -221,17 +222,9 @@ def _cmd_sweep(root: Path, args: SimpleNamespace) -> int:
 
     slug = resolve_chapter(root, args.chapter)
     out, points = sweep_chapter(
-        root,
-        slug,
-        args.grid,
-        out=args.out,
-        profile=args.profile,
-        fixed=_overrides(root, slug, args),
-        jobs=args.jobs,
-        dask=args.dask,
-        dask_timeout=args.dask_timeout,
-        progress=not args.no_progress,
-    )
+        root, slug, args.grid, args.out, args.profile, _overrides(root, slug, args), args.jobs,
+        dask=args.dask, dask_timeout=args.dask_timeout, progress=not args.no_progress,
+    )  # fmt: skip
     print(f"Done: {out}")
     return 3 if any(p.status == "failed" for p in points) else 0
 
@@ -283,14 +276,9 @@ def _cmd_grade(root: Path | None, args: SimpleNamespace) -> int:
     from dadp_book.course import grade_submissions
 
     rows, problems = grade_submissions(
-        args.kit,
-        args.submissions,
-        args.out,
-        jobs=args.jobs,
-        timeout=args.timeout,
-        progress=True,
-        sandbox=not args.no_sandbox,
-    )
+        args.kit, args.submissions, args.out, jobs=args.jobs, timeout=args.timeout,
+        progress=True, sandbox=not args.no_sandbox,
+    )  # fmt: skip
     for line in problems:
         print(line)
     students = len({row["student"] for row in rows})

@@ -11,20 +11,9 @@ from pathlib import Path
 from dadp_book.errors import BuildError
 from dadp_book.yamlio import load_yaml_file
 
-__all__ = [
-    "book_root",
-    "chapter_path",
-    "chapter_title",
-    "convert_chapter",
-    "convert_page",
-    "list_chapters",
-    "list_pages",
-    "parameters_cell",
-    "resolve_chapter",
-    "toc_entries",
-    "unlisted_chapters",
-    "unlisted_message",
-]
+__all__ = ["book_root", "chapter_path", "chapter_title", "list_chapters", "list_pages",
+           "resolve_chapter", "toc_entries", "unlisted_chapters", "unlisted_message",
+           "convert_chapter", "convert_page", "parameters_cell"]  # fmt: skip
 
 
 def book_root(start: str | os.PathLike[str] | None = None) -> Path:
@@ -80,11 +69,8 @@ def unlisted_message(root: Path, slug: str) -> str:
 
 
 def list_chapters(root: Path) -> list[str]:
-    """Chapter slugs (``notebooks/<slug>.md``) in ``_toc.yml`` order.
-
-    ``_toc.yml`` declares the chapters: a chapter file it does not list is an error (a
-    file whose name starts with ``_``, such as the template, stays out of the book).
-    """
+    """Chapter slugs (``notebooks/<slug>.md``) in ``_toc.yml`` order; a chapter file that
+    ``_toc.yml`` does not list is an error (``_*`` files, such as the template, stay out)."""
     unlisted = unlisted_chapters(root)
     if unlisted:
         raise BuildError(unlisted_message(root, unlisted[0]))
@@ -101,17 +87,12 @@ def list_chapters(root: Path) -> list[str]:
 def _is_notebook(path: Path) -> bool:
     """A MyST page is an executable notebook when its front matter names a kernel."""
     text = path.read_text()
-    if not text.startswith("---\n"):
-        return False
-    return "\nkernelspec:" in text.split("\n---", 1)[0]
+    return text.startswith("---\n") and "\nkernelspec:" in text.split("\n---", 1)[0]
 
 
 def list_pages(root: Path) -> list[str]:
-    """Executable pages outside ``notebooks/`` (e.g. ``book/errata``), in ``_toc.yml`` order.
-
-    A page is executable when it is a MyST notebook (its front matter names a kernel): it
-    computes its own numbers at every build, with no profile parameters.
-    """
+    """Executable pages outside ``notebooks/`` (e.g. ``book/errata``), in ``_toc.yml`` order:
+    MyST notebooks (their front matter names a kernel), run at every build, no profile."""
     toc = load_yaml_file(root / "_toc.yml", "table of contents")
     pages = []
     for entry in _toc_files(toc):
@@ -157,8 +138,8 @@ def _read(path: str, mtime_ns: int, size: int):  # the stat values key the cache
     return jupytext.read(path)
 
 
-def _notebook(root: Path, slug: str):
-    path = chapter_path(root, slug)
+def _notebook(path: Path):
+    """The MyST file as a notebook (shared: copy it before changing it)."""
     stat = path.stat()
     return _read(str(path), stat.st_mtime_ns, stat.st_size)
 
@@ -167,7 +148,7 @@ def parameters_cell(root: Path, slug: str) -> str:
     """Source of the chapter's one cell tagged ``parameters``."""
     cells = [
         cell
-        for cell in _notebook(root, slug).cells
+        for cell in _notebook(chapter_path(root, slug)).cells
         if "parameters" in cell.get("metadata", {}).get("tags", [])
     ]
     if len(cells) != 1:
@@ -193,8 +174,7 @@ def _convert(path: Path) -> str:
 
     import nbformat
 
-    stat = path.stat()
-    notebook = copy.deepcopy(_read(str(path), stat.st_mtime_ns, stat.st_size))
+    notebook = copy.deepcopy(_notebook(path))
     notebook.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",

@@ -1,24 +1,11 @@
 """One manifest per chapter: ``_toc.yml`` declares the book's chapters; the rest follows.
 
-A chapter is declared once, by its line ``- file: notebooks/NN-slug`` in ``_toc.yml`` (its
-place in the book and its part). Everything else a chapter needs is checked against that
-list, or generated from the chapter itself, and every problem names the file and the line
-to edit (:class:`Problem`):
-
-- ``notebooks/``: every ``NN-slug.md`` is in ``_toc.yml`` (a file whose name starts with
-  ``_``, the template, stays out), and file numbers follow the book's order;
-- ``profiles/quick.yml`` and ``profiles/full.yml``: one entry per chapter, in the book's
-  order, and no entry for anything else (the values are the profile's own);
-- ``course/<slug>.yml``: at least two autograded exercises per chapter, no sidecar without
-  its chapter;
-- ``book/reproducibility.md``: the table "Ranges each chapter supports" is generated from
-  each chapter's parameters cell (its epsilon, repetition and trial parameters with their
-  declared intervals); ``python -m dadp_book.manifest --write`` rewrites it;
-- ``book/teaching.md``: the week table names every chapter once;
-- ``ARCHITECTURE.md``: "Which module serves which result" has a row for every chapter.
-
-``python -m dadp_book.manifest`` prints every problem (exit status 1 if any);
-``tests/test_manifest.py`` runs the same checks.
+The profiles, the course sidecars, the range table of book/reproducibility.md (generated
+from each chapter's parameters cell: ``--write`` rewrites it), the week table of
+book/teaching.md and ARCHITECTURE.md's "Which module serves which result" are checked
+against ``_toc.yml``'s chapters (ARCHITECTURE.md, "Adding a chapter"); every problem names
+the file and the line to edit (:class:`Problem`). ``python -m dadp_book.manifest`` prints
+them (exit status 1 if any); ``tests/test_manifest.py`` runs the same checks.
 """
 
 from __future__ import annotations
@@ -42,25 +29,15 @@ from dadp_book.discovery import (
     unlisted_message,
 )
 from dadp_book.errors import BuildError
+from dadp_book.parameters import PROFILES, chapter_parameters
 
-__all__ = [
-    "TEMPLATE",
-    "Problem",
-    "architecture_problems",
-    "check",
-    "course_problems",
-    "profile_problems",
-    "range_rows",
-    "range_table_problems",
-    "teaching_problems",
-    "toc_problems",
-    "write_range_table",
-]
+__all__ = ["TEMPLATE", "Problem", "check", "range_rows", "write_range_table"]
+__all__ += ["architecture_problems", "course_problems", "profile_problems"]
+__all__ += ["range_table_problems", "teaching_problems", "toc_problems"]
 
 #: The chapter template (``notebooks/_template.md``, ``course/_template.yml``): held to every
 #: chapter rule, never in the book.
 TEMPLATE = "_template"
-_PROFILES = ("quick", "full")
 _SETTING = {"quick": "small values that run in seconds", "full": "the paper's setting"}
 _RANGES_START = "<!-- chapter-ranges:"
 _RANGES_END = "<!-- end chapter-ranges -->"
@@ -77,11 +54,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return (
-            f"{self.path}:{self.line}: {self.message}"
-            if self.line
-            else f"{self.path}: {self.message}"
-        )
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
 
 
 def _lines(root: Path, name: str) -> list[str]:
@@ -94,6 +68,21 @@ def _find(lines: Sequence[str], pattern: str) -> int:
         if re.search(pattern, line):
             return number
     return 0
+
+
+def _table(
+    lines: Sequence[str], heading: str, stop: str, skip: tuple[str, ...] = ()
+) -> tuple[int, list[tuple[int, str]]]:
+    """The line of ``heading`` (0 if none) and the ``|`` rows below it, ``(line, text)``,
+    up to a line starting with ``stop`` (rows starting with a ``skip`` prefix left out)."""
+    start = _find(lines, heading)
+    rows = []
+    for number, line in enumerate(lines[start:], start=start + 1) if start else ():
+        if line.startswith(stop):
+            break
+        if line.startswith("|") and not line.startswith(skip):
+            rows.append((number, line))
+    return start, rows
 
 
 def _number(slug: str) -> str:
@@ -153,7 +142,7 @@ def profile_problems(root: Path) -> list[Problem]:
     """One entry per chapter in each profile, in the book's order, and nothing else."""
     chapters = list_chapters(root)
     problems = []
-    for profile in _PROFILES:
+    for profile in PROFILES:
         name = f"profiles/{profile}.yml"
         try:
             entries = _profile_entries(root, profile)
@@ -239,12 +228,6 @@ def course_problems(root: Path) -> list[Problem]:
 
 
 # ---------------------------------------------------------------- the range table
-def _interval(description: str) -> str:
-    """``list[float] in [0.001, 100], distinct`` -> ``[0.001, 100]``."""
-    tail = description.split(" in ", 1)[1]
-    return ",".join(tail.split(",", 2)[:2])
-
-
 def _column(groups: dict[str, list[str]]) -> str:
     return ", ".join(
         ", ".join(f"`{n}`" for n in names) + f" in {interval}" for interval, names in groups.items()
@@ -256,20 +239,18 @@ def range_rows(root: Path) -> list[str]:
     parameters (names holding ``EPSILON``) and its repetition counts (``REPS``, ``*_REPS``,
     ``N_BOOT``, ``TRIALS``, ``*_TRIALS``) with the intervals its parameters cell declares,
     names of one interval together, in the cell's order."""
-    from dadp_book.parameters import chapter_parameters
-
     rows = []
     for slug in list_chapters(root):
         epsilon: dict[str, list[str]] = {}
         reps: dict[str, list[str]] = {}
         for parameter in chapter_parameters(root, slug):
             spec, name = parameter.spec, parameter.name
-            if spec is None or " in " not in spec.describe():
+            if spec is None or spec.kind not in ("int", "float"):
                 continue
             if "EPSILON" in name:
-                epsilon.setdefault(_interval(spec.describe()), []).append(name)
+                epsilon.setdefault(spec.interval(), []).append(name)
             elif name.endswith(("REPS", "TRIALS")) or name == "N_BOOT":
-                reps.setdefault(_interval(spec.describe()), []).append(name)
+                reps.setdefault(spec.interval(), []).append(name)
         cells = [_column(epsilon), _column(reps)]
         rows.append(
             f"| {_number(slug)} | " + "".join(f"{c} | " if c else "| " for c in cells).rstrip()
@@ -337,24 +318,17 @@ def write_range_table(root: Path) -> bool:
 def teaching_problems(root: Path) -> list[Problem]:
     """The week table of ``book/teaching.md`` names every chapter exactly once."""
     page = "book/teaching.md"
-    lines = _lines(root, page)
-    heading = _find(lines, r"^## The module, week by week")
-    rows = []
-    for number in range(heading + 1, len(lines) + 1) if heading else ():
-        line = lines[number - 1]
-        if line.startswith("## "):
-            break
-        if line.startswith("|") and not line.startswith(("| week", "|---")):
-            rows.append((number, line))
+    heading, rows = _table(
+        _lines(root, page), r"^## The module, week by week", "## ", ("| week", "|---")
+    )
     if not rows:
         return [Problem(page, heading, "no week table under '## The module, week by week'")]
-    chapters = list_chapters(root)
     named: dict[str, list[int]] = {}
     for number, line in rows:
         for target in re.findall(r"\.\./notebooks/([\w-]+)>?`", line):
             named.setdefault(_number(target), []).append(number)
     problems = []
-    for slug in chapters:
+    for slug in list_chapters(root):
         found = named.pop(_number(slug), [])
         if not found:
             title = chapter_title(root, slug)
@@ -370,8 +344,8 @@ def teaching_problems(root: Path) -> list[Problem]:
                 page, found[1], f"chapter {_number(slug)} is in the week table twice (lines "
                 f"{', '.join(map(str, found))}): keep one",
             ))  # fmt: skip
-    for number, found in named.items():
-        problems.append(Problem(page, found[0], f"chapter {number} is not in _toc.yml: remove it"))
+    for extra, found in named.items():
+        problems.append(Problem(page, found[0], f"chapter {extra} is not in _toc.yml: remove it"))
     return problems
 
 
@@ -381,14 +355,7 @@ def architecture_problems(root: Path) -> list[Problem]:
     page = "ARCHITECTURE.md"
     if not (root / page).is_file():
         return []
-    lines = _lines(root, page)
-    heading = _find(lines, r"^## Which module serves which result")
-    rows = []
-    for number in range(heading + 1, len(lines) + 1) if heading else ():
-        if lines[number - 1].startswith("#"):
-            break
-        if lines[number - 1].startswith("|"):
-            rows.append((number, lines[number - 1]))
+    heading, rows = _table(_lines(root, page), r"^## Which module serves which result", "#")
     if not rows:
         return [Problem(page, heading, "no table under '## Which module serves which result'")]
     problems = []

@@ -1,20 +1,11 @@
 """Chapter parameters: the vocabulary, declarations, reading values, validation, profiles.
 
-Every parameter of every chapter has a declared type and range (grammar:
-:mod:`dadp_book.spec`). The standard names that chapters share are declared once, in
-:data:`VOCABULARY`; every other parameter declares itself in a trailing comment on its line
-of the chapter's ``parameters`` cell, and such a comment also overrides the vocabulary
-(chapter 02 allows epsilon = 0). A trailing comment that does not start with a type word is
-prose: the parameter's meaning. Every value, the defaults included, is checked before any
-kernel starts; upper limits keep one run feasible on a laptop (minutes, a few GB).
-
-Epsilon lies in [0.001, 100] unless a chapter declares otherwise. Below, the noise scale
-2/epsilon makes exact computations grow: the projected discrete Gaussian's exact bias sums
-over a support of about 48/epsilon integers per distinct count (6.8 GB at epsilon = 1e-4,
-under 0.2 GB at 1e-3), and below 5.3e-5 the exact sampler's integers leave int64. Above
-100 nothing changes any more (every mechanism's noise is gone to float64 precision), while
-the exact Laplace delta's privacy-loss distribution grows with epsilon (107 s and 3 GB at
-700, out of memory at 1,000). ``tests/test_range_ends.py`` runs every chapter at both ends.
+The standard names are declared once, in :data:`VOCABULARY`; any other parameter declares
+itself in a trailing comment on its line of the chapter's ``parameters`` cell (grammar:
+:mod:`dadp_book.spec`), and such a comment also overrides the vocabulary (chapter 02 allows
+epsilon = 0). A comment that does not start with a type word is the parameter's meaning.
+Every value, the defaults included, is checked before any kernel starts; why the ranges
+end where they do: book/reproducibility.md, "Ranges each chapter supports".
 """
 
 from __future__ import annotations
@@ -36,24 +27,10 @@ from dadp_book.yamlio import load_yaml_file, load_yaml_text
 from dadp_lite.data import ATTRIBUTES
 from dadp_lite.resources import ResourceError, check_memory
 
-__all__ = [
-    "PROFILES",
-    "VOCABULARY",
-    "Parameter",
-    "RECORD_BOUNDS",
-    "chapter_parameters",
-    "check_memory_estimate",
-    "check_records",
-    "declaration_problems",
-    "describe_parameters",
-    "effective_parameters",
-    "load_profile",
-    "memory_estimate",
-    "parse_assignments",
-    "profile_values",
-    "validate_parameters",
-    "vocabulary_entry",
-]
+__all__ = ["PROFILES", "VOCABULARY", "Parameter", "RECORD_BOUNDS", "vocabulary_entry",
+           "chapter_parameters", "declaration_problems", "parse_assignments",
+           "effective_parameters", "load_profile", "profile_values", "validate_parameters",
+           "check_memory_estimate", "check_records", "memory_estimate"]  # fmt: skip
 
 PROFILES = ("quick", "full")
 _ATTRIBUTES = ", ".join(ATTRIBUTES)
@@ -103,10 +80,6 @@ class Parameter:
     def has_default(self) -> bool:
         """False when the default is computed in the kernel (from other names)."""
         return self.default is not _NOT_EVALUATED
-
-    def describe(self) -> str:
-        """``NAME=default  (declaration)`` for error listings."""
-        return f"{self.name}={self.source}  ({self.spec.describe() if self.spec else 'undeclared'})"
 
 
 def _comments(source: str) -> dict[int, str]:
@@ -186,11 +159,6 @@ def declaration_problems(params: Sequence[Parameter]) -> list[str]:
     return problems
 
 
-def describe_parameters(params: Sequence[Parameter]) -> str:
-    """One line per parameter: name, default and declaration."""
-    return "\n".join(f"  {p.describe()}" for p in params)
-
-
 def _shown(text: str) -> str:
     """Text from the command line as it can be printed (undecodable bytes as ``\\xff``)."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
@@ -245,15 +213,15 @@ def validate_parameters(root: Path, slug: str, values: Mapping[str, object]) -> 
     parameter, the value and what is allowed.
     """
     params = chapter_parameters(root, slug)
-    declared = {p.name: p for p in params}
     problems = declaration_problems(params)
     if problems:
         raise BuildError(f"notebooks/{slug}.md: parameters cell: {'; '.join(problems)}")
+    specs = {p.name: p.spec for p in params if p.spec is not None}  # all, without problems
     out = {}
     for name, value in values.items():
-        if name not in declared:
+        if name not in specs:
             raise _unknown(slug, name, params)
-        spec = declared[name].spec
+        spec = specs[name]
         try:
             out[name] = spec.check(value)
         except SpecError as error:
@@ -275,24 +243,34 @@ def check_records(slug: str, values: Mapping[str, object], datasets: Mapping) ->
     ``values`` are a run's effective parameters, ``datasets`` the provenance records of its
     dataset parameters (:func:`dadp_book.provenance.datasets_of`, with ``rows``).
     """
-    bounds = []
-    for name in RECORD_BOUNDS:
-        value = values.get(name)
-        items = value if isinstance(value, list | tuple) else [value]
-        bounds += [(v, name) for v in items if isinstance(v, int) and not isinstance(v, bool)]
+    bounds = [(v, name) for name in RECORD_BOUNDS for v in _counts(values.get(name))]
     if not bounds:
         return
     need, which = max(bounds)
-    for parameter, records in datasets.items():
-        for record in records if isinstance(records, list) else [records]:
-            rows = record.get("rows")
-            if isinstance(rows, int) and rows < need:
-                where = record.get("path") or record.get("name")
-                raise BuildError(
-                    f"{slug}: dataset {where} ({parameter}) holds {rows} record(s), fewer "
-                    f"than {which} = {need}; k-anonymity with k = {need} needs at least "
-                    f"{need} records (give more records or a smaller {which})"
-                )
+    for parameter, record in _dataset_records(datasets):
+        rows = record.get("rows")
+        if isinstance(rows, int) and rows < need:
+            where = record.get("path") or record.get("name")
+            raise BuildError(
+                f"{slug}: dataset {where} ({parameter}) holds {rows} record(s), fewer "
+                f"than {which} = {need}; k-anonymity with k = {need} needs at least "
+                f"{need} records (give more records or a smaller {which})"
+            )
+
+
+def _dataset_records(datasets: Mapping) -> list[tuple[str, Mapping]]:
+    """``(parameter, provenance record)`` of each dataset of a run (a list has several)."""
+    return [
+        (parameter, record)
+        for parameter, records in datasets.items()
+        for record in (records if isinstance(records, list) else [records])
+        if isinstance(record, Mapping)
+    ]
+
+
+def _counts(value: object) -> list[int]:
+    items = value if isinstance(value, list | tuple) else [value]
+    return [v for v in items if isinstance(v, int) and not isinstance(v, bool)]
 
 
 #: Cells of the book's histogram universe (race x sex x tenure x age bracket x income).
@@ -302,37 +280,19 @@ UNIVERSE_CELLS = 540
 RELEASE_COPIES = 4
 
 
-def _largest_rows(datasets: Mapping) -> int:
-    """The most records of any dataset of a run (provenance records with ``rows``)."""
-    rows = [0]
-    for records in datasets.values():
-        for record in records if isinstance(records, list) else [records]:
-            if isinstance(record, Mapping) and isinstance(record.get("rows"), int):
-                rows.append(record["rows"])
-    return max(rows)
-
-
-def _counts(value: object) -> list[int]:
-    items = value if isinstance(value, list | tuple) else [value]
-    return [v for v in items if isinstance(v, int) and not isinstance(v, bool)]
-
-
 def memory_estimate(
-    values: Mapping[str, object],
-    params: Sequence[Parameter] = (),
-    datasets: Mapping | None = None,
+    values: Mapping[str, object], params: Sequence[Parameter], datasets: Mapping
 ) -> tuple[int, str]:
     """Bytes of the largest arrays a chapter builds from its counts, and what.
 
-    A count whose declaration says what one unit holds (``N bytes each``, ``per record``:
-    times the records of the run's largest dataset, from ``datasets``' provenance) holds
-    that many bytes per unit. Other repetition counts (``REPS``, ``*_REPS``) hold releases
-    over the 540-cell universe (8 bytes a cell, :data:`RELEASE_COPIES` copies); the
-    bootstrap holds ``N_BOOT x REPS`` weights (:func:`dadp_lite.metrics.bootstrap_bias_replicates`,
-    8 bytes each, and its product).
+    A count declared ``N bytes each`` holds that (``per record``: times the records of the
+    run's largest dataset); other repetition counts (``REPS``, ``*_REPS``) hold releases of
+    the universe, 8 bytes a cell; the bootstrap holds ``N_BOOT x REPS`` weights
+    (:func:`dadp_lite.metrics.bootstrap_bias_replicates`, 8 bytes each, and its product).
     """
     specs = {p.name: p.spec for p in params if p.spec is not None}
-    rows = _largest_rows(datasets or {})
+    sizes = [record.get("rows") for _, record in _dataset_records(datasets)]
+    rows = max([0, *(n for n in sizes if isinstance(n, int))])
     estimates = [(0, "nothing")]
     for name, value in values.items():
         counts = _counts(value)
@@ -355,10 +315,7 @@ def memory_estimate(
 
 
 def check_memory_estimate(
-    slug: str,
-    values: Mapping[str, object],
-    params: Sequence[Parameter] = (),
-    datasets: Mapping | None = None,
+    slug: str, values: Mapping[str, object], params: Sequence[Parameter], datasets: Mapping
 ) -> None:
     """Refuse values whose arrays cannot fit in memory (:func:`memory_estimate`)."""
     size, what = memory_estimate(values, params, datasets)

@@ -1,27 +1,31 @@
-"""One sweep point on disk: its provenance record, its files' hashes, and their verification.
+"""Sweep points: the grid's points, each checked up front, and each point's folder on disk.
 
-``points/<id>/point.json`` holds the point's record (the sweep's provenance: chapter source
-hash, package hash and versions, profile; then every parameter value, the seed and each
-dataset's provenance) and the SHA-256 of every file the point wrote. On resume a point is
-
-- ``reused`` when its record equals the current one and every file matches its hash;
-- ``stale`` when its record differs (the reason names what changed): recomputed;
-- ``damaged`` when a file is missing, altered or cut short, or a file was added: recomputed;
-- ``new`` when it has no folder yet.
+A finished point is ``points/<id>/``: its files and ``point.json`` (its provenance record
+and the SHA-256 of every file). :func:`inspect_point` says whether it is ``new``,
+``reused``, ``stale`` (its record differs) or ``damaged`` (a file missing, altered or added)
+(book/reproducibility.md, "Resuming a sweep").
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from dadp_book.errors import BuildError
 from dadp_book.execute import Execution
 from dadp_book.outputs import atomic_replace, temp_folder
+from dadp_book.parameters import validate_parameters
 from dadp_book.provenance import folder_hashes, record_id
+from dadp_book.yamlio import load_yaml_file
 
-__all__ = ["RECORD", "Verdict", "inspect_point", "read_record", "store_point"]
+__all__ = ["MAX_POINTS", "RECORD", "Point", "Verdict", "inspect_point", "load_grid",
+           "plan_points", "read_record", "store_point", "tag_value"]  # fmt: skip
 
+#: More points than this is almost certainly a mistake in the grid file.
+MAX_POINTS = 10_000
 RECORD = "point.json"
 LEGACY_MARKER = "done.json"
 _REASONS = {
@@ -35,6 +39,15 @@ _REASONS = {
 
 
 @dataclass(frozen=True)
+class Point:
+    """One grid point: its id (a hash of its values) and the values passed to the chapter."""
+
+    point_id: str
+    values: dict
+    coordinates: dict
+
+
+@dataclass(frozen=True)
 class Verdict:
     """What a point folder holds compared with what the sweep would compute now."""
 
@@ -42,7 +55,56 @@ class Verdict:
     reason: str = ""
 
 
-def _plain(record: object) -> object:
+def load_grid(path: Path) -> dict[str, list]:
+    """Grid YAML: ``NAME: [v1, v2, ...]`` per swept parameter; a scalar is a fixed value."""
+    content = load_yaml_file(path, "grid file")
+    if not isinstance(content, dict) or not content:
+        raise BuildError(
+            f"grid file {path} has no points: it must map parameter names to lists of values"
+        )
+    grid = {}
+    for name, axis in content.items():
+        axis = list(axis) if isinstance(axis, list) else [axis]
+        if not axis:
+            raise BuildError(f"grid file {path} has no points: {name} has an empty list")
+        grid[str(name)] = axis
+    return grid
+
+
+def tag_value(value: object) -> object:
+    """A point's value as a results.csv cell (a one-element list is its element)."""
+    if isinstance(value, list | tuple):
+        return value[0] if len(value) == 1 else json.dumps(list(value))
+    return value
+
+
+def plan_points(
+    root: Path, slug: str, grid: Mapping[str, Sequence], base: Mapping[str, object], source: Path
+) -> list[Point]:
+    """Every point of the grid's Cartesian product (in the grid's order), each value checked;
+    the same point twice is refused."""
+    total = 1
+    for axis in grid.values():
+        total *= len(axis)
+    if total > MAX_POINTS:
+        raise BuildError(f"grid file {source} has {total} points; at most {MAX_POINTS}")
+    points: list[Point] = []
+    seen: dict[str, dict] = {}
+    for combo in itertools.product(*grid.values()):
+        coordinates = dict(zip(grid, combo, strict=True))
+        values = validate_parameters(root, slug, {**base, **coordinates})
+        point_id = record_id(values, 12)
+        checked = {name: values[name] for name in coordinates}
+        if point_id in seen:
+            raise BuildError(
+                f"grid file {source} lists the same point twice: {seen[point_id]} and {checked}"
+            )
+        seen[point_id] = checked
+        points.append(Point(point_id, values, checked))
+    return points
+
+
+def _plain(record: object) -> dict:
     return json.loads(json.dumps(record, sort_keys=True, default=str))
 
 
@@ -53,14 +115,14 @@ def _version_changes(old: dict, new: dict) -> str:
 
 
 def _differences(stored: dict, expected: dict) -> str:
-    flat_old = {**stored.get("provenance", {}), **stored}
-    flat_new = {**expected.get("provenance", {}), **expected}
+    old = {**stored.get("provenance", {}), **stored}
+    new = {**expected.get("provenance", {}), **expected}
     reasons = []
-    for key in sorted(set(flat_old) | set(flat_new)):
-        if key == "provenance" or flat_old.get(key) == flat_new.get(key):
+    for key in sorted(set(old) | set(new)):
+        if key == "provenance" or old.get(key) == new.get(key):
             continue
         if key == "versions":
-            reasons.append(_version_changes(flat_old.get(key) or {}, flat_new.get(key) or {}))
+            reasons.append(_version_changes(old.get(key) or {}, new.get(key) or {}))
         else:
             reasons.append(_REASONS.get(key, f"{key} changed"))
     return "; ".join(reasons)

@@ -1,40 +1,11 @@
 """Parameter types and ranges: the declaration grammar, checked through pydantic.
 
 A declaration is the trailing comment of a parameter's line in a chapter's ``parameters``
-cell (or an entry of the vocabulary in :mod:`dadp_book.parameters`)::
-
-    declaration := TYPE [" in " INTERVAL | " one of " CHOICE {", " CHOICE}] {", " FLAG}
-                   ["; " MEANING]
-    TYPE        := int | float | str | bool | dataset | list[int] | list[float] | list[str]
-                   | list[dataset]
-    INTERVAL    := ("[" | "(") NUMBER ", " NUMBER ("]" | ")")     NUMBER: 0.5, 1e-6, inf, -inf
-    FLAG        := distinct | non-empty | "at most " INTEGER
-                   | INTEGER " bytes each" [" per record"]
-
-Examples: ``# int in [1, 64]``, ``# float in (0, 1); chance of a zero``,
-``# list[float] in [0, inf)``, ``# list[str] one of race, sex, tenure, distinct``,
-``# int in [1000, 10000000], 1024 bytes each; repetitions of a 4-cell release``.
-
-``N bytes each`` says what one unit of a count holds in memory at once (``per record``:
-times the records of the largest dataset of the run); the memory check before a run
-(:func:`dadp_book.parameters.memory_estimate`) multiplies it by the value. Repetition
-counts without it (``REPS``, ``*_REPS``) are taken to hold releases of the whole
-histogram universe.
-
-Each declaration becomes a pydantic type (:func:`_adapter`: strict types, the interval as
-bounds, the choices as a ``Literal``, a list's length); its first error is said in the
-words below (:meth:`Spec.check`).
-
-Rules: a list is never empty (``non-empty`` may be written for clarity) and a single value
-given for a list becomes a one-element list; ``distinct`` refuses repeated elements; a list
-holds at most :data:`MAX_ITEMS` values unless its declaration says ``at most N``. An
-integer is a whole number (``1e3`` is 1000, ``2.5`` and ``true`` are refused); a float
-accepts integers; NaN is never accepted and an infinite value only when the interval closes
-on it (``[0, inf]``). A ``dataset`` is a registered excerpt (``ma2019``, ``tx2019``,
-``national2019``) or the path of an existing ``.csv`` or ``.parquet`` file; a path is
-passed on as an absolute path. Datasets of a ``distinct`` list must also have distinct
-names (a file is named after its stem, :func:`dadp_lite.data.dataset_name`): a chapter
-keys its results by name, so two files called ``data.csv`` would overwrite each other.
+cell, or a vocabulary entry (:mod:`dadp_book.parameters`): ``# int in [1, 64]; workers``.
+Its grammar and rules are book/reproducibility.md's ("Parameter types and ranges"). Each
+declaration becomes a pydantic type (:func:`_adapter`: strict types, the interval as
+bounds, the choices as a ``Literal``, a list's length), whose first error is said in the
+words of those rules (:meth:`Spec.check`).
 """
 
 from __future__ import annotations
@@ -49,21 +20,17 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-__all__ = [
-    "MAX_ITEMS",
-    "DeclarationError",
-    "Spec",
-    "SpecError",
-    "check_dataset",
-    "parse_declaration",
-]
+from dadp_lite.data import DATASETS, DataError, dataset_name, source_path
+
+__all__ = ["MAX_ITEMS", "DeclarationError", "Spec", "SpecError", "check_dataset",
+           "parse_declaration"]  # fmt: skip
 
 KINDS = ("int", "float", "str", "bool", "dataset")
 #: Values a list may hold unless its declaration allows more (``at most N``): each value of
 #: a list is usually one more pass of the chapter's experiments.
 MAX_ITEMS = 100
 DATASET_SUFFIXES = (".csv", ".parquet")
-#: The grammar above (choices end where the flags begin).
+#: The grammar (choices end where the flags begin).
 _GRAMMAR = re.compile(
     r"""^(?:list\[(?P<item>\w+)\]|(?P<kind>\w+))
     (?:\s+in\s*(?P<left>[\[(])\s*(?P<low>[^,\s]+)\s*,\s*(?P<high>[^\])\s]+)\s*(?P<right>[\])])
@@ -99,7 +66,7 @@ class Spec:
     per_record: bool = False
 
     def describe(self) -> str:
-        """The declaration, in the grammar above (without the meaning)."""
+        """The declaration, in its grammar (without the meaning)."""
         text = f"list[{self.kind}]" if self.is_list else self.kind
         if self.choices is not None:
             text += " one of " + ", ".join(self.choices)
@@ -117,10 +84,7 @@ class Spec:
         return f"{left}{_number(self.low)}, {_number(self.high)}{right}"
 
     def check(self, value: object) -> object:
-        """The value as it will be passed to the chapter, or :class:`SpecError`.
-
-        The declaration's pydantic type (:func:`_adapter`) checks it; its first error is
-        said in the words of this module's rules."""
+        """The value as it will be passed to the chapter, or :class:`SpecError` saying why."""
         if not self.is_list and isinstance(value, list | tuple):
             raise SpecError(f"takes one {self.kind}, not a list ({_show(value)})")
         try:
@@ -172,7 +136,7 @@ def _adapter(spec: Spec) -> TypeAdapter:
     for integers), the interval, the choices, a list's length and distinct elements."""
     item: Any
     if spec.kind in ("int", "float"):
-        bounds = {"gt" if spec.low_open else "ge": spec.low}
+        bounds: dict[str, Any] = {"gt" if spec.low_open else "ge": spec.low}
         bounds["lt" if spec.high_open else "le"] = spec.high
         if spec.kind == "int":  # whole numbers: an infinite end bounds nothing
             bounds = {k: v for k, v in bounds.items() if math.isfinite(v)}
@@ -203,7 +167,7 @@ def _number(value: float) -> str:
 
 def _show(value: object) -> str:
     if isinstance(value, float):
-        return _number(value) if not math.isnan(value) else "nan"
+        return _number(value)  # nan too
     return repr(value) if isinstance(value, str) else str(value)
 
 
@@ -250,8 +214,6 @@ def parse_declaration(text: str) -> tuple[Spec, str]:
 
 def check_dataset(value: str) -> str:
     """A registered dataset name, or the absolute path of an existing .csv/.parquet file."""
-    from dadp_lite.data import DATASETS, DataError, source_path
-
     if value in DATASETS:
         return value
     path = Path(value).expanduser()
@@ -271,8 +233,6 @@ def check_dataset(value: str) -> str:
 
 def _distinct_names(values: list[str]) -> list[str]:
     """Refuse two datasets that would carry one name (a chapter keys results by name)."""
-    from dadp_lite.data import DataError, dataset_name
-
     seen: dict[str, str] = {}
     for value in values:
         try:

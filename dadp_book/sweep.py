@@ -1,18 +1,12 @@
 """``dadp-book sweep``: one chapter over a parameter grid, results that cannot go stale.
 
-Sweep folder (default ``sweeps/<slug>-<hash of the grid>``)::
-
-    grid.yaml      the grid, the fixed values, and the provenance the results have
-    points/<id>/   one finished point: notebook, files, point.json (record and file hashes)
-    results.csv    every CSV of every point, one provenance; columns point, provenance, csv
-    points.csv     one row per point: values, status, reason, seconds, error
-    failed.yaml    the points that failed in the last sweep (absent if none)
-
-``results.csv`` has no times or dates: the same inputs give the same bytes, on 1 or N cores,
-locally or on Dask. One sweep at a time writes a folder (a second is refused), and a disk
-running out of space stops the sweep after the point that found it, naming the folder.
-Resuming verifies every finished point (:mod:`dadp_book.points`) and recomputes those that
-are stale or damaged, saying which and why.
+The sweep folder (``grid.yaml``, ``points/<id>/``, ``results.csv``, ``points.csv``,
+``failed.yaml``) and its guarantees are described in book/reproducibility.md ("Parameter
+sweeps", "What is guaranteed"). Each table is written atomically. ``grid.yaml`` and
+``results.csv`` always describe the same provenance: a sweep that starts with another one
+removes the old ``results.csv`` first, and ``results.csv`` is assembled only from verified
+points of the current provenance. Chapter CSVs are copied as text (never parsed into
+numbers and printed again), so their digits reach ``results.csv`` unchanged.
 """
 
 from __future__ import annotations
@@ -24,7 +18,6 @@ from pathlib import Path
 
 from dadp_book.discovery import convert_chapter, resolve_chapter
 from dadp_book.errors import BuildError
-from dadp_book.grid import Point, load_grid, plan_points
 from dadp_book.outputs import (
     check_free_space,
     check_replaceable,
@@ -33,6 +26,7 @@ from dadp_book.outputs import (
     interruptible,
     output_lock,
     output_parent,
+    write_atomic,
 )
 from dadp_book.parameters import (
     chapter_parameters,
@@ -42,19 +36,23 @@ from dadp_book.parameters import (
     profile_values,
     validate_parameters,
 )
-from dadp_book.points import Verdict, inspect_point, store_point
-from dadp_book.provenance import check_unchanged, datasets_of, record_id, sweep_provenance
-from dadp_book.runners import (
-    Outcome,
-    check_dask_address,
-    check_jobs,
-    dask_runner,
-    local_runner,
+from dadp_book.points import (
+    Point,
+    Verdict,
+    inspect_point,
+    load_grid,
+    plan_points,
+    read_record,
+    store_point,
+    tag_value,
 )
-from dadp_book.sweep_tables import finish_sweep, start_sweep
-from dadp_book.yamlio import load_yaml_file
+from dadp_book.provenance import check_unchanged, datasets_of, record_id, sweep_provenance
+from dadp_book.runners import Outcome, check_dask_address, check_jobs, dask_runner, local_runner
+from dadp_book.yamlio import dump_yaml, load_yaml_file
 
 __all__ = ["PointResult", "sweep_chapter"]
+
+TAG_COLUMNS = ("point", "provenance", "csv")
 
 
 @dataclass
@@ -89,7 +87,6 @@ def plan_sweep(
     out: Path | None,
     profile: str | None,
     fixed: Mapping[str, object] | None,
-    sweeps_dir: Path | None,
 ) -> SweepPlan:
     """Check the grid and every point; compute what each point's record will be."""
     slug = resolve_chapter(root, chapter)
@@ -99,7 +96,7 @@ def plan_sweep(
     provenance = sweep_provenance(root, slug, profile)
     records = _records(root, slug, points, provenance)
     name = f"{slug}-{record_id({'profile': profile, 'fixed': base, 'grid': grid}, 8)}"
-    out = Path(out or (sweeps_dir or root / "sweeps") / name).resolve()
+    out = Path(out or root / "sweeps" / name).resolve()
     check_replaceable(out, "grid.yaml")
     _check_same_chapter(out, slug)
     echo = {"chapter": slug, "profile": profile, "fixed": base, "grid": grid, "points": len(points)}
@@ -122,7 +119,8 @@ def _check_same_chapter(out: Path, slug: str) -> None:
 def _records(root: Path, slug: str, points: Sequence[Point], provenance: dict) -> list[dict]:
     params = chapter_parameters(root, slug)
     specs = {p.name: p.spec for p in params}
-    records, known = [], {}
+    records: list[dict] = []
+    known: dict = {}
     for point in points:
         effective = effective_parameters(root, slug, point.values)
         datasets = datasets_of(specs, effective, locate=False, known=known)
@@ -209,7 +207,6 @@ def sweep_chapter(
     dask: str | None = None,
     dask_timeout: float = 10.0,
     progress: bool = True,
-    sweeps_dir: Path | None = None,
 ) -> tuple[Path, list[PointResult]]:
     """Run a chapter over the Cartesian product of a grid; collect its CSVs into one table.
 
@@ -223,7 +220,7 @@ def sweep_chapter(
     if isinstance(dask_timeout, bool) or not dask_timeout > 0:
         raise BuildError(f"--dask-timeout must be > 0 seconds, got {dask_timeout}")
     check_dask_address(dask)
-    plan = plan_sweep(root, chapter, grid_path, out, profile, fixed, sweeps_dir)
+    plan = plan_sweep(root, chapter, grid_path, out, profile, fixed)
     check_free_space(plan.out, "a sweep")
     with interruptible(), output_parent(plan.out), output_lock(plan.out), disk_full(plan.out):
         _check_same_chapter(plan.out, plan.slug)  # again, now that no other sweep writes it
@@ -247,3 +244,104 @@ def sweep_chapter(
             ordered = [results[i] for i in range(len(plan.points))]
             finish_sweep(plan.out, ordered, plan.points, plan.provenance)
     return plan.out, ordered
+
+
+def start_sweep(out: Path, echo: dict, provenance: dict) -> None:
+    """Create the folder and write ``grid.yaml``; drop a ``results.csv`` of another provenance."""
+    out.mkdir(parents=True, exist_ok=True)
+    provenance_id = record_id(provenance)
+    if (out / "grid.yaml").is_file():
+        previous = load_yaml_file(out / "grid.yaml", "sweep record")
+        if not isinstance(previous, dict) or previous.get("provenance_id") != provenance_id:
+            (out / "results.csv").unlink(missing_ok=True)
+    _write_yaml(
+        out / "grid.yaml", {**echo, "provenance_id": provenance_id, "provenance": provenance}
+    )
+
+
+def _write_yaml(path: Path, content: object) -> None:
+    def write(tmp: Path) -> None:
+        tmp.write_text(dump_yaml(content))
+
+    write_atomic(path, write)
+
+
+def _frames(folder: Path, point: Point, provenance_id: str) -> list:
+    import pandas as pd
+
+    record = read_record(folder) or {}
+    if record.get("provenance_id") != provenance_id:
+        raise BuildError(f"point {point.point_id} has another provenance; not collected")
+    frames = []
+    for name in sorted(n for n in record.get("files", {}) if n.endswith(".csv")):
+        try:
+            frame = pd.read_csv(folder / name, dtype=str, keep_default_na=False)
+        except pd.errors.EmptyDataError:
+            continue
+        tags = {"point": point.point_id, "provenance": provenance_id, "csv": name}
+        for key, value in point.coordinates.items():
+            column = key if key not in frame.columns and key not in TAG_COLUMNS else f"param_{key}"
+            tags[column] = tag_value(value)
+        frame = frame.rename(columns={c: f"chapter_{c}" for c in frame.columns if c in TAG_COLUMNS})
+        frame = frame.assign(**{k: [v] * len(frame) for k, v in tags.items()})
+        frames.append(frame[list(tags) + [c for c in frame.columns if c not in tags]])
+    return frames
+
+
+def _collect(out: Path, results: Sequence, points: Sequence[Point], provenance: dict):
+    import pandas as pd
+
+    provenance_id = record_id(provenance)
+    frames = []
+    for result, point in zip(results, points, strict=True):
+        if result.status == "failed":
+            continue
+        folder = out / "points" / point.point_id
+        verdict = inspect_point(folder, (read_record(folder) or {}).get("record") or {})
+        if verdict.state != "reused":
+            raise BuildError(f"point {point.point_id} changed during the sweep: {verdict.reason}")
+        frames += _frames(folder, point, provenance_id)
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def _points_table(results: Sequence, points: Sequence[Point]):
+    import pandas as pd
+
+    rows = [
+        {
+            "point": r.point_id,
+            **{k: tag_value(v) for k, v in p.coordinates.items()},
+            "status": r.status,
+            "reason": r.reason,
+            "seconds": round(r.seconds, 2),
+            "error": r.error or "",
+        }
+        for r, p in zip(results, points, strict=True)
+    ]
+    return pd.DataFrame(rows)
+
+
+def finish_sweep(out: Path, results: Sequence, points: Sequence[Point], provenance: dict) -> None:
+    """Write ``points.csv``, ``results.csv`` and ``failed.yaml``; print a summary."""
+    table = _points_table(results, points)
+    write_atomic(out / "points.csv", lambda tmp: table.to_csv(tmp, index=False))
+    collected = _collect(out, results, points, provenance)
+    if collected is not None:
+        write_atomic(
+            out / "results.csv", lambda tmp: collected.to_csv(tmp, index=False, lineterminator="\n")
+        )
+        print(f"  {len(collected)} row(s) collected into {out / 'results.csv'}", flush=True)
+    else:
+        (out / "results.csv").unlink(missing_ok=True)
+        print("  the chapter wrote no CSV; points.csv lists the points", flush=True)
+    failed = [
+        {"point": r.point_id, "parameters": r.values, "error": r.error}
+        for r in results
+        if r.status == "failed"
+    ]
+    if failed:
+        _write_yaml(out / "failed.yaml", failed)
+    else:
+        (out / "failed.yaml").unlink(missing_ok=True)
+    done = len(results) - len(failed)
+    print(f"  {done} of {len(results)} point(s) done, {len(failed)} failed", flush=True)

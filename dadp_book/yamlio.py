@@ -1,23 +1,10 @@
 """Strict YAML for everything the book machinery reads: profiles, ``-y`` files, grids, ``-p``.
 
-PyYAML's ``safe_load`` reads YAML 1.1 loosely: a repeated key silently replaces the first
-one, ``1e-3`` is text (YAML 1.1 wants ``1.0e-3``), ``yes``/``no``/``on``/``off`` are booleans,
-``1:20`` is 80 and ``010`` is 8. Here:
-
-- a repeated key is an error naming the key and both lines;
-- numbers are read as a user means them: ``1e-3``, ``-1e-3``, ``2E5`` and ``1.`` are floats,
-  integers are decimal (``010`` is 10.0, never octal), ``.inf``/``.nan`` are floats (the
-  parameter checks refuse them unless a parameter's declaration allows them); digits are
-  never grouped (``3_5`` is text, which a number parameter refuses, not 35);
-- only ``true``/``false`` are booleans, and dates stay text;
-- a file that is not UTF-8 text (UTF-16, binary) gives a one-line error.
-
-Input is bounded before it is parsed: a file must be a regular file (a named pipe, a
-device such as ``/dev/zero`` or a folder is refused without being opened for reading) of
-at most :data:`MAX_BYTES`, and so must a ``-p`` value; aliases (``*name``, the "billion
-laughs" of a few lines that expand to gigabytes) and merge keys (``<<``) are refused, and
-so is nesting deeper than :data:`MAX_DEPTH` brackets or indentations. Each refusal is
-one line naming the file (or value) and what to do.
+PyYAML's ``safe_load`` reads YAML 1.1 loosely (a repeated key replaces the first one,
+``1e-3`` is text, ``yes`` is true, ``1:20`` is 80, ``010`` is 8). :class:`StrictLoader`
+reads them as a user means them, and input is bounded before it is parsed; the rules are
+book/reproducibility.md's ("YAML"). Each refusal is one line naming the file (or value)
+and what to do.
 """
 
 from __future__ import annotations
@@ -32,15 +19,8 @@ import yaml
 
 from dadp_book.errors import BuildError
 
-__all__ = [
-    "MAX_BYTES",
-    "MAX_DEPTH",
-    "StrictLoader",
-    "dump_yaml",
-    "load_yaml_file",
-    "load_yaml_text",
-    "read_text_file",
-]
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "StrictLoader", "dump_yaml", "load_yaml_file",
+           "load_yaml_text", "read_text_file"]  # fmt: skip
 
 #: Largest YAML text read (a profile, a ``-y`` file, a grid, a ``-p`` value): 1 MiB, parsed
 #: in a few seconds; a list may hold at most 100 values anyway (:mod:`dadp_book.spec`).
@@ -60,10 +40,6 @@ _RESOLVERS = (
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
     ("tag:yaml.org,2002:merge", r"^(?:<<)$", "<"),
 )
-
-
-class DuplicateKeyError(yaml.YAMLError):
-    """A mapping lists the same key twice."""
 
 
 class BoundError(yaml.YAMLError):
@@ -115,7 +91,7 @@ class StrictLoader(yaml.SafeLoader):
             except TypeError:  # an unhashable key: the base class reports it
                 continue
             if earlier != line:
-                raise DuplicateKeyError(f"duplicate key {key!r} on lines {earlier} and {line}")
+                raise yaml.YAMLError(f"duplicate key {key!r} on lines {earlier} and {line}")
         return super().construct_mapping(node, deep)
 
 

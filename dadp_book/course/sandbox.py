@@ -28,9 +28,18 @@ UNPROTECTED = (
     "the notebook (patched builtins or check helpers change nothing), and limits on "
     "memory, file size and time still apply."
 )
-_ETC = [f"/etc/{name}" for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime")]
-_ETC += [f"/etc/{name}" for name in ("nsswitch.conf", "passwd", "group", "alternatives")]
-_ETC += ["/etc/fonts", "/etc/matplotlibrc"]
+_ETC = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/alternatives",
+    "/etc/fonts",
+    "/etc/matplotlibrc",
+)
 #: Size of the sandbox's private /tmp (bytes).
 TMP_BYTES = 512 * 2**20
 
@@ -105,10 +114,17 @@ def sandbox_command(job: Path) -> list[str]:
                 made.add(ancestor)
         args += ["--ro-bind", str(folder), str(folder)]
     args += ["--ro-bind", str(job), JOB, "--chdir", "/tmp", "--clearenv"]
-    env = {"HOME": "/tmp", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
-    env |= {"MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/.matplotlib", "LANG": "C.UTF-8"}
-    env |= dict.fromkeys(["OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"], "1")
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env = {
+        "HOME": "/tmp",
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": "/tmp/.matplotlib",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "LANG": "C.UTF-8",
+    }
     keep = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")  # see the machine's notes
     env |= {key: os.environ[key] for key in keep if key in os.environ}
     for key, value in env.items():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
+import tokenize
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -13,7 +16,7 @@ from dadp_book.yamlio import load_yaml_file
 
 __all__ = ["book_root", "chapter_path", "chapter_title", "list_chapters", "list_pages",
            "resolve_chapter", "toc_entries", "unlisted_chapters", "unlisted_message",
-           "convert_chapter", "convert_page", "parameters_cell"]  # fmt: skip
+           "convert_chapter", "convert_page", "line_comments", "parameters_cell"]  # fmt: skip
 
 
 def book_root(start: str | os.PathLike[str] | None = None) -> Path:
@@ -181,3 +184,13 @@ def _convert(path: Path) -> str:
         "language": "python",
     }
     return nbformat.writes(notebook)
+
+
+def line_comments(source: str) -> dict[int, str]:
+    """Line number -> the comment on that line (``# ...``) of a cell's ``source``."""
+    found: dict[int, str] = {}
+    with contextlib.suppress(tokenize.TokenError, IndentationError, SyntaxError):
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = token.string
+    return found

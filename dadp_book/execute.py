@@ -15,13 +15,11 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib.util
-import io
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import tokenize
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,6 +29,7 @@ from typing import Any
 from jupyter_client import AsyncKernelManager
 
 import dadp_lite
+from dadp_book.discovery import line_comments
 from dadp_book.outputs import remove_stale_sockets, temp_folder, write_if_changed
 from dadp_book.provenance import environment, file_sha256, files_below, science_folder
 from dadp_lite.data import ENV_READS_LOG
@@ -268,16 +267,6 @@ def describe_failure(slug: str, error: BaseException) -> str:
     return f"notebooks/{slug}.md failed in {where}: {ename}: {evalue}"
 
 
-def _comments(source: str) -> dict[int, str]:
-    """Line number -> the comment on that line (``# ...``)."""
-    found: dict[int, str] = {}
-    with contextlib.suppress(tokenize.TokenError, IndentationError, SyntaxError):
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.COMMENT:
-                found[token.start[0]] = token.string
-    return found
-
-
 def show_parameters(source: str, texts: Mapping[str, str]) -> str:
     """``source`` (a parameters cell) with ``NAME = <texts[NAME]>`` for each named
     assignment, keeping the comment of its line; names it does not assign are added at the
@@ -290,7 +279,7 @@ def show_parameters(source: str, texts: Mapping[str, str]) -> str:
         body = ast.parse(source).body
     except SyntaxError:
         body = []
-    comments = _comments(source)
+    comments = line_comments(source)
     spans = [(n.lineno, n.end_lineno or n.lineno) for n in body]
     done, replace = set(), []
     for node in body:

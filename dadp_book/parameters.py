@@ -13,14 +13,12 @@ from __future__ import annotations
 import ast
 import difflib
 import fnmatch
-import io
 import re
-import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dadp_book.discovery import parameters_cell
+from dadp_book.discovery import line_comments, parameters_cell
 from dadp_book.errors import BuildError
 from dadp_book.spec import KINDS, DeclarationError, Spec, SpecError, parse_declaration
 from dadp_book.yamlio import load_yaml_file, load_yaml_text
@@ -82,17 +80,6 @@ class Parameter:
         return self.default is not _NOT_EVALUATED
 
 
-def _comments(source: str) -> dict[int, str]:
-    found: dict[int, str] = {}
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.COMMENT:
-                found[token.start[0]] = token.string.lstrip("#").strip()
-    except (tokenize.TokenError, IndentationError):
-        pass
-    return found
-
-
 def _default(node: ast.expr) -> object:
     """A literal, or ``list(range(...))``-like expressions of literals; else not evaluated."""
     try:
@@ -129,7 +116,7 @@ def _declare(name: str, comment: str | None) -> tuple[Spec | None, str, str]:
 def chapter_parameters(root: Path, slug: str) -> list[Parameter]:
     """The chapter's parameters, in the order of its ``parameters`` cell."""
     source = parameters_cell(root, slug)
-    comments = _comments(source)
+    comments = {n: text.lstrip("#").strip() for n, text in line_comments(source).items()}
     params = []
     for node in ast.parse(source).body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):

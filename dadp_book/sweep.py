@@ -22,17 +22,10 @@ from dadp_book.outputs import (
     check_free_space,
     check_replaceable,
     clean_stale_temps,
-    disk_full,
-    interruptible,
-    output_lock,
-    output_parent,
+    exclusive_output,
     write_atomic,
 )
 from dadp_book.parameters import (
-    chapter_parameters,
-    check_memory_estimate,
-    check_records,
-    effective_parameters,
     profile_values,
     validate_parameters,
 )
@@ -46,7 +39,7 @@ from dadp_book.points import (
     store_point,
     tag_value,
 )
-from dadp_book.provenance import check_unchanged, datasets_of, record_id, sweep_provenance
+from dadp_book.provenance import check_datasets, check_unchanged, record_id, sweep_provenance
 from dadp_book.runners import Outcome, check_dask_address, check_jobs, dask_runner, local_runner
 from dadp_book.yamlio import dump_yaml, load_yaml_file
 
@@ -117,15 +110,10 @@ def _check_same_chapter(out: Path, slug: str) -> None:
 
 
 def _records(root: Path, slug: str, points: Sequence[Point], provenance: dict) -> list[dict]:
-    params = chapter_parameters(root, slug)
-    specs = {p.name: p.spec for p in params}
     records: list[dict] = []
     known: dict = {}
     for point in points:
-        effective = effective_parameters(root, slug, point.values)
-        datasets = datasets_of(specs, effective, locate=False, known=known)
-        check_records(slug, effective, datasets)
-        check_memory_estimate(slug, effective, params, datasets)
+        effective, datasets = check_datasets(root, slug, point.values, False, known)
         records.append({
             "provenance": provenance,
             "parameters": effective,
@@ -221,8 +209,7 @@ def sweep_chapter(
         raise BuildError(f"--dask-timeout must be > 0 seconds, got {dask_timeout}")
     check_dask_address(dask)
     plan = plan_sweep(root, chapter, grid_path, out, profile, fixed)
-    check_free_space(plan.out, "a sweep")
-    with interruptible(), output_parent(plan.out), output_lock(plan.out), disk_full(plan.out):
+    with exclusive_output(plan.out, "a sweep"):
         _check_same_chapter(plan.out, plan.slug)  # again, now that no other sweep writes it
         folders = [plan.out / "points" / p.point_id for p in plan.points]
         verdicts = [inspect_point(f, r) for f, r in zip(folders, plan.records, strict=True)]
